@@ -1,0 +1,40 @@
+"""SL003 ambiguous-option: an abbreviation that matches several options."""
+
+from __future__ import annotations
+
+from servelint.checks import Check, register
+from servelint.fixes import fix, rename_option
+from servelint.model import Finding, Severity
+
+
+def run(parsed, ctx):
+    launch = parsed.launch
+    for p in parsed.problems:
+        if p.kind != "ambiguous":
+            continue
+        shown = p.token.text if p.token.text is not None else p.written
+        fixes = []
+        for cand in p.candidates:
+            fixes += fix(f"Use {cand}", rename_option(launch, p.token, p.written, p.span, cand),
+                         safe=False)
+        yield Finding(
+            CHECK.code, CHECK.severity,
+            f"ambiguous option: {shown} could match {', '.join(p.candidates)}",
+            p.span or p.token.span, fixes=fixes)
+
+
+CHECK = register(Check(
+    code="SL003", name="ambiguous-option", severity=Severity.ERROR,
+    title="Abbreviation matches several options",
+    what="Reports an option that is not an exact SGLang option but the start of several, "
+         "listing every option it could mean.",
+    why="argparse accepts a unique prefix of an option, and refuses one that is the prefix of "
+        "more than one. A launch that worked can break when a release adds an option with a "
+        "longer name: `--cuda-graph-max-bs` became ambiguous once "
+        "`--cuda-graph-max-bs-decode` and `--cuda-graph-max-bs-prefill` existed.",
+    example="python -m sglang.launch_server --model-path m --cuda-graph-max-bs 8",
+    instead="python -m sglang.launch_server --model-path m --cuda-graph-max-bs-decode 8",
+    fix_safety="One quick fix per candidate; which option was meant is the author's choice, so "
+               "fix-all applies none of them.",
+    run=run,
+))

@@ -1,0 +1,65 @@
+"""SL007 invalid-choice: a value outside the option's choices."""
+
+from __future__ import annotations
+
+import difflib
+
+from servelint.checks import Check, register
+from servelint.fixes import fix
+from servelint.model import Edit, Finding, Related, Severity
+from servelint.valuetypes import CHECKS, convert
+
+
+def run(parsed, ctx):
+    launch = parsed.launch
+    for use in parsed.uses:
+        opt = use.option
+        if not opt.choices or opt.removed:
+            continue
+        typecheck = CHECKS.get(opt.type or "")
+        for v in use.values:
+            if v.text is None or (typecheck and typecheck(v.text)):
+                continue
+            try:
+                value = convert(opt.type, v.text)
+            except ValueError:
+                continue
+            if value in opt.choices:
+                continue
+            shown = ", ".join(repr(c) for c in opt.choices)
+            words = [str(c) for c in opt.choices]
+            close = difflib.get_close_matches(v.text, words, n=3, cutoff=0.6)
+            lowered = [w for w in words if w.lower() == v.text.lower()]
+            if lowered:
+                close = lowered + [c for c in close if c not in lowered]
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            fixes = []
+            for k, c in enumerate(close):
+                edit = _replace_value(launch, use, v, c)
+                fixes += fix(f"Use {c!r}", edit, preferred=(k == 0), safe=False)
+            yield Finding(
+                CHECK.code, CHECK.severity,
+                f"argument {'/'.join(opt.names)}: invalid choice: {v.text!r} (choose from {shown}){hint}",
+                v.span, related=[Related(use.name_span, f"the value of {opt.name}")], fixes=fixes)
+
+
+def _replace_value(launch, use, v, new):
+    if use.explicit and v.span != v.token.span:
+        return Edit(v.span, launch.host.quote(new) or new) if launch.host.quote(new) else None
+    return launch.host.replace(v.token, new) if not use.explicit else None
+
+
+CHECK = register(Check(
+    code="SL007", name="invalid-choice", severity=Severity.ERROR,
+    title="Value not among the option's choices",
+    what="Reports a value that is not one of the values the option accepts, and suggests the "
+         "closest ones.",
+    why="argparse stops with `invalid choice` and a list of what it accepts. Backend names are "
+        "easy to misspell (`flashinfer` vs `flash_infer`, `fa3` vs `fa-3`), and choices change "
+        "between releases.",
+    example="python -m sglang.launch_server --model-path m --attention-backend flash_infer",
+    instead="python -m sglang.launch_server --model-path m --attention-backend flashinfer",
+    fix_safety="The closest choice is offered as a quick fix, never applied by fix-all: a "
+               "different backend is a different deployment.",
+    run=run,
+))

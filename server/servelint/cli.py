@@ -1,0 +1,196 @@
+"""The command line: `servelint check`, `servelint rule`, `servelint lsp`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Iterator
+
+from servelint import __version__
+from servelint.model import LineIndex, Severity
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".eggs"}
+
+
+def _is_venv(path: str) -> bool:
+    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+
+
+def iter_files(paths: list[str], errors: list[str]) -> Iterator[str]:
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
+                                 and not _is_venv(os.path.join(root, d)))
+                for f in sorted(files):
+                    yield os.path.join(root, f)
+        elif os.path.exists(p):
+            yield p
+        else:
+            errors.append(f"{p}: no such file or directory")
+
+
+def _read(path: str, explicit: bool, max_bytes: int) -> str | None:
+    from servelint.engine import detect_format
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(256)
+            if not explicit and detect_format(path, None, head.decode("utf-8", "replace")) is None:
+                return None
+            if b"\0" in head:
+                return None
+            data = head + fh.read()
+    except OSError as exc:
+        raise OSError(f"{path}: {exc.strerror or exc}") from exc
+    del size
+    return data.decode("utf-8", errors="replace")
+
+
+def _range(index: LineIndex, span) -> dict:
+    sl, sc = index.position(span.start)
+    el, ec = index.position(span.end)
+    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+
+def cmd_check(args) -> int:
+    from servelint.engine import apply_edits, fix_all_edits, lint
+    from servelint.settings import Settings
+
+    settings = Settings()
+    if args.select:
+        settings.select = [c.strip().upper() for c in args.select.split(",") if c.strip()]
+    if args.ignore:
+        settings.ignore = [c.strip().upper() for c in args.ignore.split(",") if c.strip()]
+    if args.sglang_version:
+        settings.sglang_version = args.sglang_version
+    threshold = Severity.parse(args.fail_on)
+    errors: list[str] = []
+    failed = False
+    counts = {s: 0 for s in Severity}
+    explicit = set(args.paths)
+    nfiles = 0
+    for path in iter_files(args.paths, errors):
+        try:
+            text = _read(path, path in explicit, settings.max_file_bytes * 4)
+        except OSError as exc:
+            errors.append(str(exc))
+            continue
+        if text is None:
+            continue
+        nfiles += 1
+        result = lint(text, path=path, settings=settings,
+                      fmt=None if path not in explicit else None)
+        if path in explicit and result.format is None:
+            continue
+        for notice in result.notices:
+            print(f"{path}: note: {notice}", file=sys.stderr)
+        if args.fix:
+            edits = fix_all_edits(result.findings)
+            if edits:
+                new = apply_edits(text, edits)
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(new)
+                print(f"{path}: applied {len(edits)} fix edit(s)", file=sys.stderr)
+                result = lint(new, path=path, settings=settings)
+        index = result.index
+        for f in result.findings:
+            counts[f.severity] += 1
+            if f.severity <= threshold:
+                failed = True
+            if args.format == "json":
+                obj = {
+                    "path": path,
+                    "range": _range(index, f.span),
+                    "severity": f.severity.label,
+                    "code": f.code,
+                    "message": f.message,
+                    "fixes": [{"title": fx.title,
+                               "edits": [{"range": _range(index, e.span), "newText": e.new_text}
+                                         for e in fx.edits]} for fx in f.fixes],
+                }
+                print(json.dumps(obj, ensure_ascii=False))
+            else:
+                line, col = index.position(f.span.start)
+                print(f"{path}:{line + 1}:{col + 1}: {f.severity.label} {f.code} {f.message}")
+    for e in errors:
+        print(f"servelint: error: {e}", file=sys.stderr)
+    if args.format == "text" and not args.quiet:
+        total = sum(counts.values())
+        parts = ", ".join(f"{n} {s.label}" for s, n in counts.items() if n)
+        print(f"{total} finding(s) in {nfiles} file(s){': ' + parts if parts else ''}",
+              file=sys.stderr)
+    if errors:
+        return 2
+    return 1 if failed else 0
+
+
+def cmd_rule(args) -> int:
+    from servelint.docs import rule_doc, all_codes
+    doc = rule_doc(args.code.upper(), args.sglang_version)
+    if doc is None:
+        import difflib
+        close = difflib.get_close_matches(args.code.upper(), all_codes(args.sglang_version), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        print(f"servelint: error: no rule {args.code}{hint}; `servelint rules` lists them",
+              file=sys.stderr)
+        return 2
+    print(doc)
+    return 0
+
+
+def cmd_rules(args) -> int:
+    from servelint.docs import rule_index
+    for code, name, title in rule_index(args.sglang_version):
+        print(f"{code:8} {name:40} {title}")
+    return 0
+
+
+def cmd_lsp(args) -> int:
+    from servelint.lsp.server import run_stdio
+    run_stdio()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="servelint", description="Lint SGLang launch commands.")
+    p.add_argument("--version", action="version", version=f"servelint {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("check", help="lint files and folders")
+    c.add_argument("paths", nargs="+", metavar="PATH")
+    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("--fail-on", choices=["error", "warning", "information", "hint"],
+                   default="error", help="lowest severity that makes the exit code 1")
+    c.add_argument("--select", help="only these codes or prefixes (comma separated)")
+    c.add_argument("--ignore", help="skip these codes or prefixes (comma separated)")
+    c.add_argument("--sglang-version", default=None)
+    c.add_argument("--fix", action="store_true", help="apply every safe fix in place")
+    c.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    c.set_defaults(func=cmd_check)
+    r = sub.add_parser("rule", help="print the documentation of a rule")
+    r.add_argument("code")
+    r.add_argument("--sglang-version", default="0.5.23")
+    r.set_defaults(func=cmd_rule)
+    rs = sub.add_parser("rules", help="list every rule")
+    rs.add_argument("--sglang-version", default="0.5.23")
+    rs.set_defaults(func=cmd_rules)
+    l = sub.add_parser("lsp", help="run the language server on stdio")
+    l.set_defaults(func=cmd_lsp)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The pipeline: detect the format, extract launches, read their arguments, run the
+checks, apply settings. No LSP types here: the CLI and the server both call `lint`."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+
+from servelint.args import ParsedLaunch, Reader
+from servelint.catalog import Catalog, load_catalog
+from servelint.checks import load_checks
+from servelint.model import Finding, Fix, Launch, LineIndex, Severity, Span
+from servelint.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".bats"}
+SHELL_LANGUAGES = {"shellscript", "sh", "bash", "zsh", "shell"}
+
+
+def detect_format(path: str | None, language_id: str | None, text: str) -> str | None:
+    if language_id in SHELL_LANGUAGES:
+        return "shell"
+    if path:
+        base = os.path.basename(path)
+        suffix = os.path.splitext(base)[1].lower()
+        if suffix in SHELL_SUFFIXES:
+            return "shell"
+        if suffix and suffix not in (".txt", ".env", ".cmd", ".run"):
+            return None
+    first = text[:200].split("\n", 1)[0]
+    if first.startswith("#!") and any(sh in first for sh in ("sh", "bash", "zsh")):
+        return "shell"
+    return None
+
+
+@dataclass
+class Context:
+    catalog: Catalog
+    settings: Settings
+
+    def ignore_unknown(self, written: str, launch: Launch) -> bool:
+        # sglang_router.launch_server adds its own `--router-*` options to SGLang's.
+        return launch.kind == "router" and written.startswith("--router-")
+
+
+@dataclass
+class LintResult:
+    path: str | None
+    text: str
+    format: str | None
+    findings: list[Finding] = field(default_factory=list)
+    launches: list[Launch] = field(default_factory=list)
+    parsed: list[ParsedLaunch] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    _index: LineIndex | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+
+def lint(text: str, path: str | None = None, language_id: str | None = None,
+         settings: Settings | None = None, fmt: str | None = None) -> LintResult:
+    settings = settings or Settings()
+    fmt = fmt or detect_format(path, language_id, text)
+    result = LintResult(path, text, fmt)
+    if fmt is None or not settings.enable:
+        return result
+    if len(text) > settings.max_file_bytes:
+        result.notices.append(
+            f"not linted: the file has {len(text):,} characters, more than the "
+            f"{settings.max_file_bytes:,} servelint reads (setting maxFileBytes)")
+        return result
+    if "sglang" not in text:
+        return result  # nothing to launch: cost one substring search
+    try:
+        catalog = load_catalog(settings.sglang_version)
+    except KeyError as exc:
+        result.notices.append(f"{exc.args[0]}; using the default catalog")
+        catalog = load_catalog()
+    index = result.index
+    findings: list[Finding] = []
+    if fmt == "shell":
+        from servelint.extract.shell import extract_shell
+        extracted = extract_shell(text, index)
+        result.launches = extracted.launches
+        findings.extend(extracted.findings)
+    ctx = Context(catalog, settings)
+    checks = [c for c in load_checks().values() if c.run is not None]
+    reader = Reader(catalog)
+    for n, launch in enumerate(result.launches):
+        parsed = reader.read(launch)
+        result.parsed.append(parsed)
+        for check in checks:
+            try:
+                for f in check.run(parsed, ctx):
+                    f.launch_index = n
+                    findings.append(f)
+            except Exception:  # a failing check must not hide the others' findings
+                log.exception("check %s failed on %s", check.code, path or "<text>")
+                result.notices.append(f"internal error in check {check.code}; see the log")
+    out = []
+    for f in findings:
+        if not settings.wants(f.code):
+            continue
+        if f.code in settings.severity:
+            f.severity = settings.severity[f.code]
+        out.append(f)
+    out.sort(key=lambda f: (f.span.start, f.code))
+    result.findings = out
+    return result
+
+
+def fix_all_edits(findings: list[Finding]) -> list:
+    """Every safe fix of a document, each applied whole or not at all, no two touching
+    the same text. Earlier findings win a conflict."""
+    chosen = []
+    taken: list[Span] = []
+    for f in findings:
+        fixes = [x for x in f.fixes if x.safe]
+        if not fixes:
+            continue
+        fx = next((x for x in fixes if x.preferred), fixes[0])
+        spans = [e.span for e in fx.edits]
+        if any(_clash(s, t) for s in spans for t in taken):
+            continue
+        taken.extend(spans)
+        chosen.extend(fx.edits)
+    chosen.sort(key=lambda e: e.span.start)
+    return chosen
+
+
+def _clash(a: Span, b: Span) -> bool:
+    if a.overlaps(b):
+        return True
+    # Two insertions at one place, or an insertion at the edge of a deletion.
+    return a.start == b.start or (a.start == a.end and b.start <= a.start <= b.end) or (
+        b.start == b.end and a.start <= b.start <= a.end)
+
+
+def apply_edits(text: str, edits: list) -> str:
+    out = []
+    pos = 0
+    for e in sorted(edits, key=lambda e: (e.span.start, e.span.end)):
+        if e.span.start < pos:
+            continue
+        out.append(text[pos:e.span.start])
+        out.append(e.new_text)
+        pos = e.span.end
+    out.append(text[pos:])
+    return "".join(out)

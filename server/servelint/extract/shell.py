@@ -1,0 +1,536 @@
+"""Shell scripts: find SGLang launches with tree-sitter-bash and map every word back
+to its exact place in the document.
+
+tree-sitter is error tolerant (a half-typed script still yields a tree with ERROR
+nodes in it) and gives exact byte positions. Only commands that contain the text
+`sglang` are looked at, so a long script costs one parse plus a few lookups.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+import tree_sitter
+import tree_sitter_bash
+
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Severity, Span, Token
+
+_local = threading.local()
+
+
+def _parser() -> tree_sitter.Parser:
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        _local.parser = parser
+    return parser
+
+
+LAUNCH_MODULES = {
+    "sglang.launch_server": "launch_server",
+    "sglang_router.launch_server": "router",
+}
+# `python -m sglang.cli.main serve ...` is what the `sglang` console script runs.
+CLI_MODULES = {"sglang.cli.main", "sglang.cli"}
+SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
+# Commands that run another command given later on their line. servelint looks for the
+# launch pattern anywhere after one of these, rather than modelling each one's options.
+WRAPPERS = {
+    "exec", "nohup", "env", "time", "command", "nice", "ionice", "stdbuf", "setsid",
+    "sudo", "numactl", "taskset", "timeout", "chrt", "srun", "salloc", "mpirun",
+    "mpiexec", "docker", "podman", "nerdctl", "apptainer", "singularity", "enroot",
+    "uv", "uvx", "pixi", "conda", "mamba", "micromamba", "poetry", "pipenv", "hatch",
+    "rye", "pdm", "xargs", "ray", "kubectl", "ssh", "tini", "dumb-init", "gosu",
+    "su-exec", "catchsegv", "strace", "ltrace", "gdb", "nsys", "ncu", "valgrind",
+    "CUDA_VISIBLE_DEVICES", "torchrun", "accelerate", "deepspeed",
+}
+_PYTHON_RE = re.compile(r"^python(\d+(\.\d+)?)?[a-z]?$")
+_SAFE_WORD = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+
+EXPANSION_TYPES = {
+    "simple_expansion", "expansion", "command_substitution", "process_substitution",
+    "arithmetic_expansion", "brace_expression",
+}
+SKIP_TYPES = {
+    "variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect",
+    "comment",
+}
+
+
+def basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def is_python(word: str | None) -> bool:
+    return word is not None and bool(_PYTHON_RE.match(basename(word)))
+
+
+# --- positions -----------------------------------------------------------------
+
+
+class OffsetMap:
+    """Maps offsets in an inner text (a `bash -c` script) to document offsets."""
+
+    def __init__(self, base: int = 0, table: list[int] | None = None):
+        self.base = base
+        self.table = table
+
+    def __call__(self, offset: int) -> int:
+        if self.table is None:
+            return self.base + offset
+        if offset < len(self.table):
+            return self.table[offset]
+        return self.table[-1] + 1 if self.table else self.base
+
+
+@dataclass
+class Source:
+    """A text parsed as shell, and how its offsets map into the document."""
+
+    text: str
+    data: bytes
+    index: LineIndex
+    to_doc: OffsetMap
+    quote: str = ""  # "" at top level, "'" or '"' inside a quoted `-c` script
+    _line_bytes: dict[int, bytes] = field(default_factory=dict)
+
+    def char_offset(self, point: tuple[int, int]) -> int:
+        row, col = point
+        if row >= len(self.index.starts):
+            return len(self.text)
+        start = self.index.starts[row]
+        if self.index.ascii:
+            return start + col
+        line = self._line_bytes.get(row)
+        if line is None:
+            line = self.text[start:self.index.line_end(row) + 1].encode("utf-8")
+            self._line_bytes[row] = line
+        return start + len(line[:col].decode("utf-8", errors="ignore"))
+
+    def span(self, node) -> Span:
+        s = self.char_offset(node.start_point)
+        e = self.char_offset(node.end_point)
+        return Span(self.to_doc(s), self.to_doc(e))
+
+    def node_text(self, node) -> str:
+        return self.text[self.char_offset(node.start_point):self.char_offset(node.end_point)]
+
+
+# --- words -----------------------------------------------------------------------
+
+
+def _unescape_unquoted(raw: str) -> str:
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            if raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _unescape_double(raw: str) -> str:
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw) and raw[i + 1] in '$`"\\\n':
+            if raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+         "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _unescape_ansi(raw: str) -> str | None:
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            if nxt in _ANSI:
+                out.append(_ANSI[nxt])
+                i += 2
+                continue
+            return None  # numeric escapes: rare in launches, treat as unknown
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+@dataclass
+class Piece:
+    text: str | None
+    splat: bool = False
+
+
+def _pieces(node, src: Source) -> list[Piece]:
+    t = node.type
+    if t in ("word", "number"):
+        return [Piece(_unescape_unquoted(src.node_text(node)))]
+    if t == "raw_string":
+        return [Piece(src.node_text(node)[1:-1])]
+    if t == "ansi_c_string":
+        return [Piece(_unescape_ansi(src.node_text(node)[2:-1]))]
+    if t in ("string", "translated_string"):
+        raw = src.node_text(node)
+        base = src.char_offset(node.start_point)
+        inner_start = raw.index('"') + 1
+        inner_end = len(raw) - 1 if raw.endswith('"') and len(raw) > inner_start else len(raw)
+        out: list[Piece] = []
+        pos = inner_start
+        for child in node.children:
+            if child.type not in EXPANSION_TYPES:
+                continue
+            cs = src.char_offset(child.start_point) - base
+            ce = src.char_offset(child.end_point) - base
+            if cs > pos:
+                out.append(Piece(_unescape_double(raw[pos:cs])))
+            ctext = raw[cs:ce]
+            splat = ctext in ("$@", "$*", "${@}", "${*}") or "[@]" in ctext or "[*]" in ctext
+            out.append(Piece(None, splat=splat))
+            pos = ce
+        if inner_end > pos:
+            out.append(Piece(_unescape_double(raw[pos:inner_end])))
+        if not out:
+            out.append(Piece(""))
+        return out
+    if t == "concatenation":
+        out = []
+        for child in node.children:
+            out.extend(_pieces(child, src))
+        return out
+    # Unquoted expansions, command substitutions, ERROR nodes and anything else the
+    # file does not fix: any number of words.
+    return [Piece(None, splat=True)]
+
+
+def make_token(node, src: Source) -> Token:
+    pieces = _pieces(node, src)
+    known = all(p.text is not None for p in pieces)
+    prefix = ""
+    for p in pieces:
+        if p.text is None:
+            break
+        prefix += p.text
+    splat = any(p.splat for p in pieces)
+    raw = src.node_text(node)
+    if known:
+        return Token(src.span(node), "".join(p.text for p in pieces), prefix="", raw=raw)
+    # A lone unquoted expansion may be any number of words; one glued to literal text
+    # (`--tp=$TP`, `"$MODEL"`) is exactly one word, unless it expands an array.
+    lone = len(pieces) == 1
+    return Token(src.span(node), None, prefix=prefix, splat=splat and (lone or "@" in raw or "*" in raw), raw=raw)
+
+
+def command_words(node) -> tuple[list, list]:
+    """The argument-like children of a `command` node, and its prefix assignments."""
+    words, assigns = [], []
+    for child in node.children:
+        t = child.type
+        if t == "command_name":
+            words.extend(c for c in child.children if c.is_named)
+            if not child.children:
+                words.append(child)
+        elif t == "variable_assignment":
+            if not words:
+                assigns.append(child)
+        elif t in SKIP_TYPES or not child.is_named:
+            continue
+        else:
+            words.append(child)
+    return words, assigns
+
+
+# --- entrypoints ---------------------------------------------------------------------
+
+
+def find_entry(tokens: list[Token]) -> tuple[str, int] | None:
+    """Where the launch starts in a command's words: (kind, index of the entry token).
+
+    The arguments are the tokens after the entry token."""
+    if not tokens:
+        return None
+    first = tokens[0].text
+    if first is not None:
+        b = basename(first)
+        if not (is_python(first) or b == "sglang" or b in WRAPPERS or b in SHELLS or "=" in first):
+            return None
+    for i, tok in enumerate(tokens):
+        text = tok.text
+        if text is None:
+            continue
+        if text == "-m" and i + 1 < len(tokens):
+            mod = tokens[i + 1].text
+            if mod in LAUNCH_MODULES:
+                return LAUNCH_MODULES[mod], i + 1
+            if mod in CLI_MODULES and i + 2 < len(tokens) and tokens[i + 2].text == "serve":
+                return "serve", i + 2
+        if basename(text) == "sglang" and i + 1 < len(tokens) and tokens[i + 1].text == "serve":
+            return "serve", i + 1
+    return None
+
+
+def find_shell_script(tokens: list[Token]) -> int | None:
+    """Index of the script word of `bash -c '...'` (behind any wrapper), or None."""
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.text is not None and basename(tok.text) in SHELLS:
+            for j in range(i + 1, len(tokens) - 1):
+                opt = tokens[j].text
+                if opt is None or not opt.startswith("-"):
+                    break
+                if not opt.startswith("--") and "c" in opt[1:]:
+                    return j + 1
+    return None
+
+
+# --- the host: editing a shell document ---------------------------------------------------
+
+
+class ShellHost:
+    """Edits of a shell document that keep the script runnable."""
+
+    name = "shell"
+
+    def __init__(self, text: str, index: LineIndex, quote: str = ""):
+        self.text = text
+        self.index = index
+        self.quote_context = quote
+
+    def quote(self, value: str) -> str | None:
+        if value and _SAFE_WORD.match(value):
+            return value
+        if self.quote_context:
+            return None  # inside a quoted `-c` script: only plain words are safe
+        return "'" + value.replace("'", "'\"'\"'") + "'"
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        quoted = self.quote(value)
+        return None if quoted is None else Edit(token.span, quoted)
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        quoted = [self.quote(w) for w in words]
+        if any(q is None for q in quoted):
+            return None
+        return Edit(Span(token.span.end, token.span.end), " " + " ".join(quoted))
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        quoted = [self.quote(w) for w in words]
+        if any(q is None for q in quoted):
+            return None
+        return Edit(Span(first.span.start, last.span.end), " ".join(quoted))
+
+    def remove(self, first: Token, last: Token) -> Edit:
+        return remove_words(self.text, self.index, first.span.start, last.span.end)
+
+
+def remove_words(text: str, index: LineIndex, s: int, e: int) -> Edit:
+    """Delete the words in [s, e) so that a continued command still continues."""
+    ls_line = index.line_of(s)
+    le_line = index.line_of(e)
+    ls = index.line_start(ls_line)
+    le = index.line_end(le_line)
+    before = text[ls:s]
+    after = text[e:le]
+    if not before.strip() and after.strip() in ("", "\\"):
+        if after.strip() == "\\":
+            return Edit(Span(ls, min(le + 1, len(text))), "")
+        # The last line of a continued command: also drop the previous line's
+        # trailing backslash, or the next command would be glued onto this one.
+        if ls_line > 0:
+            prev_end = index.line_end(ls_line - 1)
+            prev = text[index.line_start(ls_line - 1):prev_end]
+            stripped = prev.rstrip()
+            if stripped.endswith("\\"):
+                cut = index.line_start(ls_line - 1) + len(stripped[:-1].rstrip())
+                return Edit(Span(cut, le), "")
+        return Edit(Span(ls, min(le + 1, len(text))), "")
+    if not before.strip():
+        end = e
+        while end < le and text[end] in " \t":
+            end += 1
+        return Edit(Span(s, end), "")
+    start = s
+    while start > ls and text[start - 1] in " \t":
+        start -= 1
+    return Edit(Span(start, e), "")
+
+
+# --- extraction ------------------------------------------------------------------------
+
+
+@dataclass
+class ShellResult:
+    launches: list[Launch]
+    findings: list[Finding]
+
+
+def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap | None = None,
+                  doc_text: str | None = None, doc_index: LineIndex | None = None,
+                  quote: str = "", depth: int = 0) -> ShellResult:
+    """Find every launch in a shell text. For a nested `-c` script, `to_doc` maps its
+    offsets into the document and `doc_text`/`doc_index` describe the document."""
+    result = ShellResult([], [])
+    if "sglang" not in text:
+        return result
+    index = index or LineIndex(text)
+    doc_text = text if doc_text is None else doc_text
+    doc_index = index if doc_index is None else doc_index
+    data = text.encode("utf-8")
+    src = Source(text, data, index, to_doc or OffsetMap(), quote)
+    tree = _parser().parse(data)
+    host = ShellHost(doc_text, doc_index, quote)
+
+    seen: set[int] = set()
+    for m in re.finditer(r"sglang", text):
+        bstart = len(text[: m.start()].encode("utf-8")) if not index.ascii else m.start()
+        node = tree.root_node.descendant_for_byte_range(bstart, bstart + 6)
+        while node is not None and node.type != "command":
+            node = node.parent
+        if node is None or node.id in seen:
+            continue
+        seen.add(node.id)
+        _command(node, src, host, result, depth)
+    result.launches.sort(key=lambda l: l.span.start)
+    return result
+
+
+def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
+    words, assigns = command_words(node)
+    tokens = [make_token(w, src) for w in words]
+    entry = find_entry(tokens)
+    if entry is None:
+        script = find_shell_script(tokens)
+        if script is not None and depth < 3:
+            _nested(words[script], src, host, result, depth)
+        return
+    kind, at = entry
+    env: dict[str, str | None] = {}
+    for a in assigns:
+        name = a.child_by_field_name("name")
+        value = a.child_by_field_name("value")
+        if name is not None:
+            env[src.node_text(name)] = make_token(value, src).text if value is not None else ""
+    for i, tok in enumerate(tokens[:at]):
+        if tok.text and "=" in tok.text and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", tok.text) and i > 0:
+            k, v = tok.text.split("=", 1)
+            env.setdefault(k, v)
+    start = src.span(node).start
+    anchor = host.index.line_start(host.index.line_of(start))
+    launch = Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host,
+                    span=src.span(node), env=env, anchor=anchor)
+    result.launches.append(launch)
+    _broken_continuation(node, src, launch, result)
+
+
+def _nested(word, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
+    """Parse the script of `bash -c '...'` with offsets mapped into the document."""
+    raw = src.node_text(word)
+    base = src.char_offset(word.start_point)
+    if word.type == "raw_string":
+        inner = raw[1:-1] if raw.endswith("'") and len(raw) > 1 else raw[1:]
+        table = None
+        mapping = OffsetMap(src.to_doc(base + 1))
+        if src.to_doc.table is not None:
+            table = [src.to_doc(base + 1 + k) for k in range(len(inner) + 1)]
+            mapping = OffsetMap(table=table)
+        quote = "'"
+    elif word.type == "string" and not any(c.type in EXPANSION_TYPES for c in word.children):
+        body = raw[1:-1] if raw.endswith('"') and len(raw) > 1 else raw[1:]
+        chars: list[str] = []
+        table = []
+        i = 0
+        while i < len(body):
+            c = body[i]
+            if c == "\\" and i + 1 < len(body) and body[i + 1] in '$`"\\\n':
+                if body[i + 1] != "\n":
+                    chars.append(body[i + 1])
+                    table.append(src.to_doc(base + 1 + i))
+                i += 2
+                continue
+            chars.append(c)
+            table.append(src.to_doc(base + 1 + i))
+            i += 1
+        table.append(src.to_doc(base + 1 + len(body)))
+        inner = "".join(chars)
+        mapping = OffsetMap(table=table)
+        quote = '"'
+    elif word.type == "word":
+        inner = src.node_text(word)
+        mapping = OffsetMap(src.to_doc(base))
+        quote = "'"
+    else:
+        return
+    nested = extract_shell(inner, None, mapping, host.text, host.index, quote, depth + 1)
+    result.launches.extend(nested.launches)
+    result.findings.extend(nested.findings)
+
+
+def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult) -> None:
+    """Options on the lines after a launch that bash runs as a separate command."""
+    end_line = node.end_point[0]
+    sib = node.next_named_sibling
+    comments = []
+    while sib is not None and sib.type == "comment":
+        comments.append(sib)
+        sib = sib.next_named_sibling
+    if sib is None or sib.start_point[0] > end_line + 1 + len(comments):
+        return
+    text = src.node_text(sib).lstrip()
+    if not text.startswith("-"):
+        return
+    line_of_sib = sib.start_point[0]
+    line_end = src.index.line_end(line_of_sib)
+    span = Span(src.to_doc(src.char_offset(sib.start_point)), src.to_doc(line_end))
+    last_line = src.index.line_end(end_line)
+    last_text = src.text[src.index.line_start(end_line):last_line]
+    first_word = text.split()[0]
+    stripped = last_text.rstrip()
+    if comments:
+        c = comments[0]
+        reason = f"the comment on line {c.start_point[0] + 1} ends the continued command"
+        cstart = src.index.line_start(c.start_point[0])
+        fixes = []
+        if len(comments) == 1 and not src.quote:
+            fixes.append(Fix("Remove the comment line inside the continued command",
+                             [Edit(Span(cstart, src.index.line_end(c.start_point[0]) + 1), "")],
+                             preferred=True, safe=False))
+        related = [Related(src.span(c), "this comment ends the command")]
+    elif stripped.endswith("\\") and stripped != last_text:
+        reason = f"the backslash at the end of line {end_line + 1} is followed by spaces"
+        fixes = [Fix("Remove the spaces after the line continuation",
+                     [Edit(Span(src.to_doc(src.index.line_start(end_line) + len(stripped)),
+                                src.to_doc(last_line)), "")], preferred=True)]
+        related = [Related(Span(src.to_doc(src.index.line_start(end_line)), src.to_doc(last_line)),
+                           "the launch ends here")]
+    elif not stripped.endswith("\\"):
+        reason = f"line {end_line + 1} does not end with a backslash"
+        fixes = [Fix("Add the missing line continuation",
+                     [Edit(Span(src.to_doc(last_line), src.to_doc(last_line)), " \\")], preferred=True)]
+        related = [Related(Span(src.to_doc(src.index.line_start(end_line)), src.to_doc(last_line)),
+                           "the launch ends here")]
+    else:
+        return
+    result.findings.append(Finding(
+        code="SL020",
+        severity=Severity.ERROR,
+        message=(f"'{first_word}' is not part of the launch above: {reason}, so the shell runs "
+                 f"this line as a separate command and SGLang never sees these options"),
+        span=span,
+        related=related,
+        fixes=fixes,
+    ))

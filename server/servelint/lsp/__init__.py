@@ -1,0 +1,1 @@
+"""The language server: a thin pygls layer over the engine."""

@@ -1,0 +1,252 @@
+"""The servelint language server (pygls 2).
+
+Linting runs on a worker thread, never on the event loop. Each document has at most
+one pending lint task: a change cancels the pending one, and a result is published
+only if the document still has the version that was linted. The debounce before a
+lint is the time the last lint of that document took (so a burst of keystrokes
+coalesces), capped at 50 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from servelint import __version__
+from servelint.engine import LintResult, apply_edits, fix_all_edits, lint
+from servelint.lsp.convert import text_edit, to_diagnostic, to_range
+from servelint.lsp.hover import hover_at
+from servelint.settings import Settings
+
+log = logging.getLogger(__name__)
+
+FIX_ALL_KIND = "source.fixAll.servelint"
+MAX_DEBOUNCE = 0.05
+
+
+@dataclass
+class DocState:
+    version: int | None = None
+    result: LintResult | None = None
+    task: asyncio.Task | None = None
+    cost: float = 0.0
+
+
+class ServelintServer(LanguageServer):
+    def __init__(self):
+        super().__init__("servelint", __version__)
+        self.settings = Settings()
+        self.docs: dict[str, DocState] = {}
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="servelint-lint")
+        self.background: set[asyncio.Task] = set()
+        self.config_errors: list[str] = []
+
+    # --- settings ---------------------------------------------------------------
+
+    def apply_settings(self, raw) -> None:
+        errors: list[str] = []
+        self.settings = Settings.from_dict(raw, errors)
+        if errors and errors != self.config_errors:
+            self.window_show_message(lsp.ShowMessageParams(
+                type=lsp.MessageType.Warning,
+                message="servelint settings: " + "; ".join(errors) + " (using defaults for those)"))
+        self.config_errors = errors
+
+    async def pull_settings(self) -> None:
+        caps = self.client_capabilities
+        if not (caps.workspace and caps.workspace.configuration):
+            return
+        try:
+            items = await self.workspace_configuration_async(
+                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="servelint")]))
+        except Exception as exc:  # a client that fails the request keeps the defaults
+            log.warning("workspace/configuration failed: %s", exc)
+            return
+        if items and isinstance(items[0], dict):
+            self.apply_settings(items[0])
+
+    # --- linting ----------------------------------------------------------------
+
+    def schedule(self, uri: str, immediate: bool = False) -> None:
+        state = self.docs.setdefault(uri, DocState())
+        if state.task is not None and not state.task.done():
+            state.task.cancel()
+        delay = 0.0 if immediate else min(state.cost, MAX_DEBOUNCE)
+        task = asyncio.ensure_future(self._lint(uri, delay))
+        state.task = task
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def _lint(self, uri: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        else:
+            await asyncio.sleep(0)
+        doc = self.workspace.get_text_document(uri)
+        version, text = doc.version, doc.source
+        path = uri_to_path(uri)
+        settings = self.settings
+        start = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        try:
+            result = await loop.run_in_executor(
+                self.executor, lint, text, path, doc.language_id, settings)
+        except Exception:
+            log.exception("lint failed for %s", uri)
+            return
+        state = self.docs.get(uri)
+        if state is None:
+            return  # closed meanwhile
+        state.cost = time.perf_counter() - start
+        current = self.workspace.get_text_document(uri)
+        if current.version != version or current.source != text:
+            return  # stale: a newer lint is on its way
+        state.version = version
+        state.result = result
+        for notice in result.notices:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
+        index = result.index
+        diagnostics = [to_diagnostic(f, index, uri, version) for f in result.findings]
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+
+    def current_result(self, uri: str) -> LintResult | None:
+        """The lint of the document's current text, computing it if the last is stale."""
+        doc = self.workspace.get_text_document(uri)
+        state = self.docs.get(uri)
+        if state and state.result is not None and state.result.text == doc.source:
+            return state.result
+        return lint(doc.source, uri_to_path(uri), doc.language_id, self.settings)
+
+
+def uri_to_path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    if parsed.scheme in ("file", ""):
+        return unquote(parsed.path)
+    return parsed.path or None
+
+
+server = ServelintServer()
+
+
+@server.feature(lsp.INITIALIZE)
+def on_initialize(ls: ServelintServer, params: lsp.InitializeParams):
+    if params.initialization_options:
+        ls.apply_settings(params.initialization_options)
+
+
+@server.feature(lsp.INITIALIZED)
+async def on_initialized(ls: ServelintServer, params: lsp.InitializedParams):
+    await ls.pull_settings()
+    for uri in list(ls.docs):
+        ls.schedule(uri, immediate=True)
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def on_config(ls: ServelintServer, params: lsp.DidChangeConfigurationParams):
+    settings = params.settings
+    if isinstance(settings, dict) and settings.get("servelint") is not None:
+        ls.apply_settings(settings)
+    else:
+        await ls.pull_settings()
+    for uri in list(ls.docs):
+        ls.schedule(uri, immediate=True)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: ServelintServer, params: lsp.DidOpenTextDocumentParams):
+    ls.docs.setdefault(params.text_document.uri, DocState())
+    ls.schedule(params.text_document.uri, immediate=True)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: ServelintServer, params: lsp.DidChangeTextDocumentParams):
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: ServelintServer, params: lsp.DidSaveTextDocumentParams):
+    state = ls.docs.get(params.text_document.uri)
+    if state is None or state.result is None:
+        ls.schedule(params.text_document.uri, immediate=True)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: ServelintServer, params: lsp.DidCloseTextDocumentParams):
+    uri = params.text_document.uri
+    state = ls.docs.pop(uri, None)
+    if state and state.task and not state.task.done():
+        state.task.cancel()
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: ServelintServer, params: lsp.HoverParams):
+    uri = params.text_document.uri
+    result = ls.current_result(uri)
+    if result is None or not result.launches:
+        return None
+    index = result.index
+    offset = index.offset(params.position.line, params.position.character)
+    text = hover_at(result, offset)
+    if text is None:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+@server.feature(
+    lsp.TEXT_DOCUMENT_CODE_ACTION,
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND],
+                          resolve_provider=False),
+)
+def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
+    uri = params.text_document.uri
+    only = params.context.only
+    actions: list[lsp.CodeAction] = []
+    doc = ls.workspace.get_text_document(uri)
+    want_quickfix = not only or any(k.startswith("quickfix") for k in only)
+    want_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND)
+                                   for k in only)
+    if want_quickfix:
+        for diag in params.context.diagnostics:
+            if diag.source != "servelint" or not isinstance(diag.data, dict):
+                continue
+            if diag.data.get("version") not in (None, doc.version):
+                continue  # edits computed for another text would corrupt this one
+            for fx in diag.data.get("fixes", []):
+                actions.append(lsp.CodeAction(
+                    title=f"{fx['title']} ({diag.code})",
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    is_preferred=bool(fx.get("preferred")),
+                    edit=lsp.WorkspaceEdit(changes={uri: [text_edit(e) for e in fx["edits"]]}),
+                ))
+    if want_fix_all:
+        result = ls.current_result(uri)
+        if result is not None and result.findings:
+            edits = fix_all_edits(result.findings)
+            if edits:
+                index = result.index
+                actions.append(lsp.CodeAction(
+                    title="servelint: fix all safe problems",
+                    kind=FIX_ALL_KIND,
+                    edit=lsp.WorkspaceEdit(changes={uri: [
+                        lsp.TextEdit(range=to_range(index, e.span), new_text=e.new_text)
+                        for e in edits]}),
+                ))
+    return actions or None
+
+
+def run_stdio() -> None:
+    logging.basicConfig(level=logging.WARNING)
+    server.start_io()
+
+
+__all__ = ["server", "run_stdio", "apply_edits"]

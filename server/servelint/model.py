@@ -1,0 +1,172 @@
+"""LSP-free data types shared by every part of servelint.
+
+Offsets are indices into the document's Python string (code points). Conversion to
+lines and UTF-16 columns happens once, at the edge, through `LineIndex`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+
+class Severity(IntEnum):
+    """Ordered so that a lower number is more severe (as in LSP)."""
+
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        key = text.strip().upper()
+        aliases = {"INFO": "INFORMATION", "WARN": "WARNING"}
+        return cls[aliases.get(key, key)]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+
+    def contains(self, offset: int) -> bool:
+        return self.start <= offset <= self.end
+
+    def overlaps(self, other: "Span") -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+@dataclass(slots=True)
+class Token:
+    """One shell word (or list item, or JSON string) of a launch.
+
+    `text` is the value the program would receive, or None when the file does not fix
+    it (`$TP`, `$(cmd)`, a template). `prefix` is the literal start of a partly known
+    value (`--tp=$TP` has prefix `--tp=`). `splat` marks a token that may expand to
+    any number of arguments (`$ARGS`, `"$@"`, `${A[@]}`): nothing after or around it is
+    certain. `span` covers the token as written, quotes included.
+    """
+
+    span: Span
+    text: str | None
+    prefix: str = ""
+    splat: bool = False
+    raw: str = ""
+
+    @property
+    def known(self) -> bool:
+        return self.text is not None
+
+    @property
+    def literal_start(self) -> str:
+        return self.text if self.text is not None else self.prefix
+
+
+@dataclass(slots=True)
+class Edit:
+    span: Span
+    new_text: str
+
+
+@dataclass(slots=True)
+class Fix:
+    title: str
+    edits: list[Edit]
+    preferred: bool = False
+    safe: bool = True
+
+
+@dataclass(slots=True)
+class Related:
+    span: Span
+    message: str
+    path: str | None = None  # None: the same document
+
+
+@dataclass(slots=True)
+class Finding:
+    code: str
+    severity: Severity
+    message: str
+    span: Span
+    related: list[Related] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    deprecated: bool = False
+    unnecessary: bool = False
+    launch_index: int | None = None
+
+
+@dataclass(slots=True)
+class Launch:
+    """One engine invocation found in a document.
+
+    `tokens` are the arguments after the entrypoint. `entry` is the token that names
+    the entrypoint (the module or `serve`), where launch-wide findings sit. `host`
+    knows how to edit this document format (quoting, removing tokens cleanly).
+    `anchor` is the offset of the line a suppression comment would sit above.
+    """
+
+    kind: str  # "launch_server", "serve", "router"
+    entry: Token
+    tokens: list[Token]
+    host: Any
+    span: Span
+    env: dict[str, str | None] = field(default_factory=dict)
+    anchor: int = 0
+
+
+class LineIndex:
+    """Maps string offsets to (line, UTF-16 column) and back."""
+
+    def __init__(self, text: str):
+        self.text = text
+        starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self.starts = starts
+        self.ascii = text.isascii()
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line_start(self, line: int) -> int:
+        return self.starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Offset of the line's end, before its newline."""
+        if line + 1 < len(self.starts):
+            return self.starts[line + 1] - 1
+        return len(self.text)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        offset = max(0, min(offset, len(self.text)))
+        line = self.line_of(offset)
+        start = self.starts[line]
+        if self.ascii:
+            return line, offset - start
+        segment = self.text[start:offset]
+        return line, len(segment.encode("utf-16-le")) // 2
+
+    def offset(self, line: int, character: int) -> int:
+        if line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[line]
+        end = self.line_end(line)
+        if self.ascii:
+            return min(start + character, end)
+        units = 0
+        pos = start
+        while pos < end and units < character:
+            units += 2 if ord(self.text[pos]) > 0xFFFF else 1
+            pos += 1
+        return pos

@@ -1,0 +1,91 @@
+"""End to end through the real server over stdio (pytest-lsp drives it)."""
+
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+SCRIPT = (
+    "#!/bin/bash\n"
+    "python3 -m sglang.launch_server --model-path m \\\n"
+    "  --tp_size 2 \\\n"
+    "  --attention-backend flash_infer \\\n"
+    "  --port 30000\n"
+)
+URI = "file:///tmp/servelint-e2e/launch.sh"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "servelint", "lsp"]))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(configuration=False)),
+        initialization_options={"servelint": {"severity": {"SL004": "information"}}},
+    ))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def open_and_wait(client: LanguageClient, text: str, uri: str = URI, version: int = 1):
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="shellscript", version=version, text=text)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
+async def test_diagnostics_on_exact_tokens(client: LanguageClient):
+    diags = await open_and_wait(client, SCRIPT)
+    by_code = {d.code: d for d in diags}
+    assert set(by_code) == {"SL002", "SL007"}
+    d = by_code["SL002"]
+    assert (d.range.start.line, d.range.start.character, d.range.end.character) == (2, 2, 11)
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert d.code_description.href.endswith("SL002.md")
+    c = by_code["SL007"]
+    assert (c.range.start.line, c.range.start.character, c.range.end.character) == (3, 22, 33)
+    assert "invalid choice: 'flash_infer'" in c.message
+    assert c.related_information and c.related_information[0].location.range.start.line == 3
+
+
+async def test_quick_fix_and_fix_all(client: LanguageClient):
+    diags = await open_and_wait(client, SCRIPT)
+    d = next(d for d in diags if d.code == "SL002")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    assert quick and quick[0].is_preferred
+    (edit,) = quick[0].edit.changes[URI]
+    assert edit.new_text == "--tp-size"
+    assert edit.range == d.range
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=d.range,
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.servelint"])))
+    assert [a.kind for a in actions] == ["source.fixAll.servelint"]
+    assert [e.new_text for e in actions[0].edit.changes[URI]] == ["--tp-size"]
+
+
+async def test_hover_on_option_and_on_finding(client: LanguageClient):
+    await open_and_wait(client, SCRIPT)
+    h = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(4, 5)))
+    assert "--port" in h.contents.value and "Default" in h.contents.value
+    h = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(2, 5)))
+    assert "SL002" in h.contents.value and "underscore" in h.contents.value.lower()
+
+
+async def test_change_relints_and_close_clears(client: LanguageClient):
+    await open_and_wait(client, SCRIPT)
+    fixed = SCRIPT.replace("--tp_size", "--tp-size").replace("flash_infer", "flashinfer")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[URI]) == []
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=URI)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[URI]) == []
