@@ -226,6 +226,8 @@ class Reader:
                 loose = True
                 continue
             if opt is None:
+                if written.startswith("--") and "=" in written:
+                    written = written.split("=", 1)[0]
                 prob = Problem("unknown", i, tok, written=written, span=_name_span(tok, written),
                                last_index=i)
                 problems.append(prob)

@@ -13,13 +13,18 @@ def run(parsed, ctx):
         if p.kind != "ambiguous":
             continue
         shown = p.token.text if p.token.text is not None else p.written
+        cands = p.candidates
+        listed = ", ".join(cands) if len(cands) <= 8 else (
+            ", ".join(cands[:8]) + f" and {len(cands) - 8} more")
+        # A handful of quick fixes: the candidates closest to what was written.
+        ranked = sorted(cands, key=len)[:5]
         fixes = []
-        for cand in p.candidates:
+        for cand in ranked:
             fixes += fix(f"Use {cand}", rename_option(launch, p.token, p.written, p.span, cand),
                          safe=False)
         yield Finding(
             CHECK.code, CHECK.severity,
-            f"ambiguous option: {shown} could match {', '.join(p.candidates)}",
+            f"ambiguous option: {shown} could match {listed}",
             p.span or p.token.span, fixes=fixes)
 
 

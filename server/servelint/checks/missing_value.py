@@ -11,11 +11,17 @@ def run(parsed, ctx):
         if p.kind != "missing_value":
             continue
         opt = p.option
-        meta = opt.metavar if isinstance(opt.metavar, str) else opt.dest.upper()
-        choices = f" (one of: {', '.join(map(str, opt.choices))})" if opt.choices else ""
+        tokens = parsed.launch.tokens
+        if p.token.text is not None and "=" in p.token.text:
+            why = "a value after '=' is one word"
+        elif p.index + 1 < len(tokens) and tokens[p.index + 1].literal_start.startswith("-"):
+            why = f"it is followed by the option {tokens[p.index + 1].literal_start.split('=')[0]}"
+        else:
+            why = "nothing follows it"
+        choices = f"; one of: {', '.join(map(str, opt.choices))}" if opt.choices and len(opt.choices) <= 12 else ""
         yield Finding(CHECK.code, CHECK.severity,
-                      f"argument {'/'.join(opt.names)}: {p.detail}: {p.written} needs a {meta} "
-                      f"value{choices}",
+                      f"argument {'/'.join(opt.names)}: {p.detail} ({p.written} needs a value and "
+                      f"{why}{choices})",
                       p.span or p.token.span)
 
 

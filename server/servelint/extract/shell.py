@@ -500,7 +500,22 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
     last_text = src.text[src.index.line_start(end_line):last_line]
     first_word = text.split()[0]
     stripped = last_text.rstrip()
-    if comments:
+    if comments and comments[0].start_point[0] == end_line:
+        # `--flag \  # note`: the backslash escapes a space, and the comment ends the command.
+        c = comments[0]
+        cstart = src.char_offset(c.start_point)
+        between = src.text[src.char_offset(node.end_point):cstart]
+        if "\\" not in between:
+            return
+        bs = src.char_offset(node.end_point) + between.index("\\")
+        reason = (f"the backslash on line {end_line + 1} is followed by a space, so it escapes "
+                  f"the space instead of continuing the line, and the comment after it ends the "
+                  f"command")
+        fixes = [Fix("Make it a line continuation (drops the comment)",
+                     [Edit(Span(src.to_doc(bs), src.to_doc(src.char_offset(c.end_point))), "\\")],
+                     preferred=True, safe=False)]
+        related = [Related(Span(src.to_doc(bs), src.to_doc(bs + 1)), "this backslash escapes a space")]
+    elif comments:
         c = comments[0]
         reason = f"the comment on line {c.start_point[0] + 1} ends the continued command"
         cstart = src.index.line_start(c.start_point[0])
@@ -528,8 +543,8 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
     result.findings.append(Finding(
         code="SL020",
         severity=Severity.ERROR,
-        message=(f"'{first_word}' is not part of the launch above: {reason}, so the shell runs "
-                 f"this line as a separate command and SGLang never sees these options"),
+        message=(f"'{first_word}' is not part of the launch above: {reason}. The shell runs this "
+                 f"line as a separate command, and SGLang never sees these options"),
         span=span,
         related=related,
         fixes=fixes,
