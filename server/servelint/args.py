@@ -214,11 +214,10 @@ class Reader:
             else:
                 text = tok.text
             k, opt, matched, explicit, candidates = self.classify(text)
-            written = text.split("=", 1)[0] if (explicit is not None and text.startswith("--")) else text
+            # An option string never contains '=', so for `--` words the name ends there.
+            written = text.split("=", 1)[0] if text.startswith("--") else text
             if explicit is not None and not text.startswith("--"):
                 written = text[:2]
-            if tok.text is None:
-                written = text.split("=", 1)[0]
             if k == "ambiguous":
                 problems.append(Problem("ambiguous", i, tok, written=written,
                                         span=_name_span(tok, written), candidates=candidates))
@@ -226,8 +225,6 @@ class Reader:
                 loose = True
                 continue
             if opt is None:
-                if written.startswith("--") and "=" in written:
-                    written = written.split("=", 1)[0]
                 prob = Problem("unknown", i, tok, written=written, span=_name_span(tok, written),
                                last_index=i)
                 problems.append(prob)
@@ -268,8 +265,8 @@ class Reader:
                     use.last_index = i
                     taken += 1
                     i += 1
-                    if nxt.splat:
-                        uncertain = True
+                    if nxt.splat and ("@" in nxt.raw or "*" in nxt.raw):
+                        uncertain = True  # an array may hold more words than the value
                     continue
                 break
             if taken < want_min:
