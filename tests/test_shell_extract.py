@@ -109,6 +109,13 @@ def test_bash_c_positions_map_into_the_string():
     assert words(text2, l2) == ["--model-path", '\\"a b\\"', "--tp", "2"]
 
 
+def test_double_quoted_script_with_expansions():
+    text = 'bash -c "python3 -m sglang.launch_server --model-path $M --tp-size \\"$TP\\" --port 1"\n'
+    (l,) = launches(text)
+    assert values(l) == ["--model-path", None, "--tp-size", None, "--port", "1"]
+    assert words(text, l)[-2:] == ["--port", "1"]
+
+
 def test_docker_bash_c():
     text = "docker run img bash -lc 'python3 -m sglang.launch_server --model-path m'\n"
     (l,) = launches(text)
@@ -135,7 +142,8 @@ def test_comment_inside_continuation_is_reported():
             "  --tp 2\n")
     res = extract_shell(text, LineIndex(text))
     (l,) = res.launches
-    assert values(l) == ["--model-path", "m"]
+    # The cut-off options are still read as the launch's, so their problems show now.
+    assert values(l) == ["--model-path", "m", "--tp", "2"]
     (f,) = res.findings
     assert f.code == "SL020"
     assert text[f.span.start:f.span.end] == "--tp 2"

@@ -118,6 +118,7 @@ def cmd_check(args) -> int:
                 print(f"{path}:{line + 1}:{col + 1}: {f.severity.label} {f.code} {f.message}")
     for e in errors:
         print(f"servelint: error: {e}", file=sys.stderr)
+    sys.stdout.flush()
     if args.format == "text" and not args.quiet:
         total = sum(counts.values())
         parts = ", ".join(f"{n} {s.label}" for s, n in counts.items() if n)

@@ -209,6 +209,14 @@ def _pieces(node, src: Source) -> list[Piece]:
         if not out:
             out.append(Piece(""))
         return out
+    if t == "variable_assignment":
+        out = []
+        for child in node.children:
+            if child.type in ("variable_name", "=", "subscript"):
+                out.append(Piece(src.node_text(child)))
+            else:
+                out.extend(_pieces(child, src))
+        return out
     if t == "concatenation":
         out = []
         for child in node.children:
@@ -434,7 +442,15 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
     launch = Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host,
                     span=src.span(node), env=env, anchor=anchor)
     result.launches.append(launch)
-    _broken_continuation(node, src, launch, result)
+    # Options that a broken continuation cut off are still read as this launch's, so
+    # every problem in them is reported now rather than after the continuation is fixed.
+    cur = node
+    for _ in range(1000):
+        orphan = _broken_continuation(cur, src, launch, result)
+        if orphan is None:
+            break
+        launch.tokens.extend(make_token(w, src) for w in orphan_words(orphan))
+        cur = orphan
 
 
 def _nested(word, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
@@ -449,7 +465,8 @@ def _nested(word, src: Source, host: ShellHost, result: ShellResult, depth: int)
             table = [src.to_doc(base + 1 + k) for k in range(len(inner) + 1)]
             mapping = OffsetMap(table=table)
         quote = "'"
-    elif word.type == "string" and not any(c.type in EXPANSION_TYPES for c in word.children):
+    elif word.type == "string":
+        # Expansions stay in the script as written; the inner parse reads them as unknown.
         body = raw[1:-1] if raw.endswith('"') and len(raw) > 1 else raw[1:]
         chars: list[str] = []
         table = []
@@ -480,8 +497,21 @@ def _nested(word, src: Source, host: ShellHost, result: ShellResult, depth: int)
     result.findings.extend(nested.findings)
 
 
-def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult) -> None:
-    """Options on the lines after a launch that bash runs as a separate command."""
+def orphan_words(node) -> list:
+    """Every word of a command cut off from a launch, `--x=1` assignments included."""
+    out = []
+    for child in node.children:
+        t = child.type
+        if t == "command_name":
+            out.extend(c for c in child.children if c.is_named)
+        elif t == "variable_assignment" or (child.is_named and t not in SKIP_TYPES):
+            out.append(child)
+    return out
+
+
+def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult):
+    """Options on the lines after a launch that bash runs as a separate command: report
+    them and return that command's node."""
     end_line = node.end_point[0]
     sib = node.next_named_sibling
     comments = []
@@ -489,10 +519,12 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         comments.append(sib)
         sib = sib.next_named_sibling
     if sib is None or sib.start_point[0] > end_line + 1 + len(comments):
-        return
+        return None
+    if sib.type != "command":
+        return None
     text = src.node_text(sib).lstrip()
     if not text.startswith("-"):
-        return
+        return None
     line_of_sib = sib.start_point[0]
     line_end = src.index.line_end(line_of_sib)
     span = Span(src.to_doc(src.char_offset(sib.start_point)), src.to_doc(line_end))
@@ -506,7 +538,7 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         cstart = src.char_offset(c.start_point)
         between = src.text[src.char_offset(node.end_point):cstart]
         if "\\" not in between:
-            return
+            return None
         bs = src.char_offset(node.end_point) + between.index("\\")
         reason = (f"the backslash on line {end_line + 1} is followed by a space, so it escapes "
                   f"the space instead of continuing the line, and the comment after it ends the "
@@ -539,7 +571,7 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         related = [Related(Span(src.to_doc(src.index.line_start(end_line)), src.to_doc(last_line)),
                            "the launch ends here")]
     else:
-        return
+        return None
     result.findings.append(Finding(
         code="SL020",
         severity=Severity.ERROR,
@@ -549,3 +581,4 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         related=related,
         fixes=fixes,
     ))
+    return sib
