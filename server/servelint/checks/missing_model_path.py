@@ -13,8 +13,6 @@ def run(parsed, ctx):
         return
     if parsed.uses_of("model_path") or parsed.uses_of("config"):
         return
-    if any(p.kind in ("unknown", "ambiguous") for p in parsed.problems):
-        return  # argparse stops at those first; SL001/SL003 say so
     names = "/".join(n for n in opt.names)
     yield Finding(CHECK.code, CHECK.severity,
                   f"the following arguments are required: {names}",
