@@ -175,3 +175,39 @@ def test_remove_keeps_continuations():
     edit = l.host.remove(l.tokens[0], l.tokens[1])
     assert apply_edits(text, [edit]) == ("python3 -m sglang.launch_server \\\n"
                                          "  --enable-hisparse \\\n" "  --tp 2\n" "echo done\n")
+
+
+def test_windowed_parse_matches_full_parse(monkeypatch):
+    """Large scripts are parsed in windows around launches; results must not change."""
+    import glob
+    import os
+
+    import servelint.extract.shell as shell
+    from servelint.engine import lint
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = sorted(glob.glob(os.path.join(root, "tests/golden/shell/*.sh"))
+                   + glob.glob(os.path.join(root, "examples/*.sh")))
+    assert len(files) > 10
+
+    def signature(result):
+        return [(f.code, f.span, f.message, [(x.title, [(e.span, e.new_text) for e in x.edits])
+                                              for x in f.fixes]) for f in result.findings]
+
+    for path in files:
+        text = open(path, encoding="utf-8").read()
+        monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 10**12)
+        full = signature(lint(text, path=path))
+        monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+        windowed = signature(lint(text, path=path))
+        assert windowed == full, path
+
+
+def test_window_inside_a_multiline_string_falls_back_to_a_full_parse(monkeypatch):
+    import servelint.extract.shell as shell
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    text = ("X='first line\n"
+            "python3 -m sglang.launch_server --tp_size 2 it is a string'\n"
+            "python3 -m sglang.launch_server --model-path m\n")
+    ls = launches(text)
+    assert [values(l) for l in ls] == [["--model-path", "m"]]

@@ -37,6 +37,8 @@ def _read(path: str, explicit: bool, max_bytes: int) -> str | None:
     from servelint.engine import detect_format
     try:
         size = os.path.getsize(path)
+        if size > max_bytes:
+            raise TooLarge(size)
         with open(path, "rb") as fh:
             head = fh.read(256)
             if not explicit and detect_format(path, None, head.decode("utf-8", "replace")) is None:
@@ -46,8 +48,11 @@ def _read(path: str, explicit: bool, max_bytes: int) -> str | None:
             data = head + fh.read()
     except OSError as exc:
         raise OSError(f"{path}: {exc.strerror or exc}") from exc
-    del size
     return data.decode("utf-8", errors="replace")
+
+
+class TooLarge(Exception):
+    pass
 
 
 def _range(index: LineIndex, span) -> dict:
@@ -75,7 +80,11 @@ def cmd_check(args) -> int:
     nfiles = 0
     for path in iter_files(args.paths, errors):
         try:
-            text = _read(path, path in explicit, settings.max_file_bytes * 4)
+            text = _read(path, path in explicit, settings.max_file_bytes)
+        except TooLarge as exc:
+            print(f"{path}: note: not linted: the file has {exc.args[0]:,} bytes, more than the "
+                  f"{settings.max_file_bytes:,} servelint reads", file=sys.stderr)
+            continue
         except OSError as exc:
             errors.append(str(exc))
             continue
@@ -96,8 +105,8 @@ def cmd_check(args) -> int:
                     fh.write(new)
                 print(f"{path}: applied {len(edits)} fix edit(s)", file=sys.stderr)
                 result = lint(new, path=path, settings=settings)
-        index = result.index
         for f in result.findings:
+            index = result.index
             counts[f.severity] += 1
             if f.severity <= threshold:
                 failed = True

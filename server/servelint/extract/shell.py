@@ -110,11 +110,19 @@ class Source:
         return start + len(line[:col].decode("utf-8", errors="ignore"))
 
     def span(self, node) -> Span:
-        s = self.char_offset(node.start_point)
-        e = self.char_offset(node.end_point)
-        return Span(self.to_doc(s), self.to_doc(e))
+        if self.index.ascii:  # bytes are characters: no conversion needed
+            s, e = node.start_byte, node.end_byte
+        else:
+            s = self.char_offset(node.start_point)
+            e = self.char_offset(node.end_point)
+        m = self.to_doc
+        if m.table is None:
+            return Span(m.base + s, m.base + e)
+        return Span(m(s), m(e))
 
     def node_text(self, node) -> str:
+        if self.index.ascii:
+            return self.text[node.start_byte:node.end_byte]
         return self.text[self.char_offset(node.start_point):self.char_offset(node.end_point)]
 
 
@@ -122,6 +130,8 @@ class Source:
 
 
 def _unescape_unquoted(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
     out = []
     i = 0
     while i < len(raw):
@@ -137,6 +147,8 @@ def _unescape_unquoted(raw: str) -> str:
 
 
 def _unescape_double(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
     out = []
     i = 0
     while i < len(raw):
@@ -228,6 +240,13 @@ def _pieces(node, src: Source) -> list[Piece]:
 
 
 def make_token(node, src: Source) -> Token:
+    t = node.type
+    if t == "word" or t == "number":  # the common case, kept cheap
+        raw = src.node_text(node)
+        return Token(src.span(node), _unescape_unquoted(raw), "", False, raw)
+    if t == "raw_string":
+        raw = src.node_text(node)
+        return Token(src.span(node), raw[1:-1], "", False, raw)
     pieces = _pieces(node, src)
     known = all(p.text is not None for p in pieces)
     prefix = ""
@@ -387,6 +406,10 @@ class ShellResult:
     findings: list[Finding]
 
 
+# Above this size a script is parsed in windows around the launches (see below).
+WINDOW_THRESHOLD = 256 * 1024
+
+
 def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap | None = None,
                   doc_text: str | None = None, doc_index: LineIndex | None = None,
                   quote: str = "", depth: int = 0) -> ShellResult:
@@ -396,16 +419,26 @@ def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap |
     if "sglang" not in text:
         return result
     index = index or LineIndex(text)
+    if depth == 0 and to_doc is None and len(text) > WINDOW_THRESHOLD:
+        windowed = _extract_windows(text, index)
+        if windowed is not None:
+            return windowed
     doc_text = text if doc_text is None else doc_text
     doc_index = index if doc_index is None else doc_index
     data = text.encode("utf-8")
     src = Source(text, data, index, to_doc or OffsetMap(), quote)
     tree = _parser().parse(data)
     host = ShellHost(doc_text, doc_index, quote)
+    _launches_in(tree, src, host, result, depth)
+    result.launches.sort(key=lambda l: l.span.start)
+    return result
 
+
+def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
+    text = src.text
     seen: set[int] = set()
     for m in re.finditer(r"sglang", text):
-        bstart = len(text[: m.start()].encode("utf-8")) if not index.ascii else m.start()
+        bstart = len(text[: m.start()].encode("utf-8")) if not src.index.ascii else m.start()
         node = tree.root_node.descendant_for_byte_range(bstart, bstart + 6)
         while node is not None and node.type != "command":
             node = node.parent
@@ -413,6 +446,64 @@ def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap |
             continue
         seen.add(node.id)
         _command(node, src, host, result, depth)
+
+
+def _continued(line: str) -> bool:
+    return line.rstrip().endswith("\\")
+
+
+def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
+    """A large script, parsed only around its launches.
+
+    Each window is the logical line holding an occurrence of `sglang` (the lines its
+    backslash continuations join), plus the comment and option lines right after it
+    (SL020 looks at those). Windows are parsed on their own, with offsets mapped back
+    into the document. A window that does not parse cleanly (it may start inside a
+    multi-line string) makes the whole script fall back to one full parse: returns None.
+    """
+    lines = text.split("\n")
+    n = len(lines)
+    marker_lines = sorted({index.line_of(m.start()) for m in re.finditer(r"sglang", text)})
+    windows: list[list[int]] = []
+    for ml in marker_lines:
+        if windows and windows[-1][0] <= ml <= windows[-1][1]:
+            continue
+        s = ml
+        while s > 0 and _continued(lines[s - 1]):
+            s -= 1
+        e = ml
+        while e < n - 1 and _continued(lines[e]):
+            e += 1
+        j = e + 1
+        while j < n:
+            stripped = lines[j].strip()
+            if stripped.startswith("#"):
+                j += 1
+                continue
+            if stripped.startswith("-"):
+                e = j
+                while e < n - 1 and _continued(lines[e]):
+                    e += 1
+                j = e + 1
+                continue
+            break
+        if windows and s <= windows[-1][1] + 1:
+            windows[-1][1] = max(windows[-1][1], e)
+        else:
+            windows.append([s, e])
+    result = ShellResult([], [])
+    host = ShellHost(text, index, "")
+    parser = _parser()
+    for s, e in windows:
+        start = index.line_start(s)
+        end = index.line_end(e)
+        sub = text[start:end] + "\n"
+        data = sub.encode("utf-8")
+        tree = parser.parse(data)
+        if tree.root_node.has_error:
+            return None
+        src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
+        _launches_in(tree, src, host, result, 0)
     result.launches.sort(key=lambda l: l.span.start)
     return result
 
@@ -525,6 +616,9 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
     text = src.node_text(sib).lstrip()
     if not text.startswith("-"):
         return None
+    def doc_line(row: int) -> int:
+        return launch.host.index.line_of(src.to_doc(src.index.line_start(row))) + 1
+
     line_of_sib = sib.start_point[0]
     line_end = src.index.line_end(line_of_sib)
     span = Span(src.to_doc(src.char_offset(sib.start_point)), src.to_doc(line_end))
@@ -540,7 +634,7 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         if "\\" not in between:
             return None
         bs = src.char_offset(node.end_point) + between.index("\\")
-        reason = (f"the backslash on line {end_line + 1} is followed by a space, so it escapes "
+        reason = (f"the backslash on line {doc_line(end_line)} is followed by a space, so it escapes "
                   f"the space instead of continuing the line, and the comment after it ends the "
                   f"command")
         fixes = [Fix("Make it a line continuation (drops the comment)",
@@ -549,23 +643,24 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         related = [Related(Span(src.to_doc(bs), src.to_doc(bs + 1)), "this backslash escapes a space")]
     elif comments:
         c = comments[0]
-        reason = f"the comment on line {c.start_point[0] + 1} ends the continued command"
+        reason = f"the comment on line {doc_line(c.start_point[0])} ends the continued command"
         cstart = src.index.line_start(c.start_point[0])
         fixes = []
         if len(comments) == 1 and not src.quote:
             fixes.append(Fix("Remove the comment line inside the continued command",
-                             [Edit(Span(cstart, src.index.line_end(c.start_point[0]) + 1), "")],
+                             [Edit(Span(src.to_doc(cstart),
+                                        src.to_doc(src.index.line_end(c.start_point[0]) + 1)), "")],
                              preferred=True, safe=False))
         related = [Related(src.span(c), "this comment ends the command")]
     elif stripped.endswith("\\") and stripped != last_text:
-        reason = f"the backslash at the end of line {end_line + 1} is followed by spaces"
+        reason = f"the backslash at the end of line {doc_line(end_line)} is followed by spaces"
         fixes = [Fix("Remove the spaces after the line continuation",
                      [Edit(Span(src.to_doc(src.index.line_start(end_line) + len(stripped)),
                                 src.to_doc(last_line)), "")], preferred=True)]
         related = [Related(Span(src.to_doc(src.index.line_start(end_line)), src.to_doc(last_line)),
                            "the launch ends here")]
     elif not stripped.endswith("\\"):
-        reason = f"line {end_line + 1} does not end with a backslash"
+        reason = f"line {doc_line(end_line)} does not end with a backslash"
         fixes = [Fix("Add the missing line continuation",
                      [Edit(Span(src.to_doc(last_line), src.to_doc(last_line)), " \\")], preferred=True)]
         related = [Related(Span(src.to_doc(src.index.line_start(end_line)), src.to_doc(last_line)),

@@ -1,17 +1,19 @@
 """The servelint language server (pygls 2).
 
-Linting runs on a worker thread, never on the event loop. Each document has at most
-one pending lint task: a change cancels the pending one, and a result is published
-only if the document still has the version that was linted. A document that lints in
-under 10 ms is linted at once after each change (the next change cancels what is
-stale); a slower one waits as long as its last lint took, capped at 50 ms, so a burst
-of keystrokes coalesces without waiting longer than the analysis needs.
+Linting runs on a worker thread, never on the event loop. Each open document has at
+most one lint running and remembers whether it changed since that lint started: when
+the lint ends, a document that changed meanwhile is linted again at once with its
+newest text and the stale result is dropped, never published. There is no debounce:
+a keystroke is linted as soon as the worker is free, a burst of keystrokes collapses
+into one lint of the newest text, and a result is published only for the version
+that was linted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -29,8 +31,6 @@ from servelint.settings import Settings
 log = logging.getLogger(__name__)
 
 FIX_ALL_KIND = "source.fixAll.servelint"
-MAX_DEBOUNCE = 0.05
-CHEAP = 0.01
 
 
 @dataclass
@@ -38,6 +38,7 @@ class DocState:
     version: int | None = None
     result: LintResult | None = None
     task: asyncio.Task | None = None
+    dirty: bool = False
     cost: float = 0.0
 
 
@@ -78,43 +79,52 @@ class ServelintServer(LanguageServer):
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         state = self.docs.setdefault(uri, DocState())
+        state.dirty = True
         if state.task is not None and not state.task.done():
-            state.task.cancel()
-        delay = 0.0 if immediate or state.cost < CHEAP else min(state.cost, MAX_DEBOUNCE)
-        task = asyncio.ensure_future(self._lint(uri, delay))
+            return  # the running worker picks the newest text up when it finishes
+        task = asyncio.ensure_future(self._worker(uri, state))
         state.task = task
         self.background.add(task)
         task.add_done_callback(self.background.discard)
 
-    async def _lint(self, uri: str, delay: float) -> None:
-        if delay:
-            await asyncio.sleep(delay)
-        else:
-            await asyncio.sleep(0)
-        doc = self.workspace.get_text_document(uri)
-        version, text = doc.version, doc.source
-        path = uri_to_path(uri)
-        settings = self.settings
+    async def _worker(self, uri: str, state: DocState) -> None:
         loop = asyncio.get_running_loop()
-        try:
-            result, cost = await loop.run_in_executor(
-                self.executor, timed_lint, text, path, doc.language_id, settings)
-        except Exception:
-            log.exception("lint failed for %s", uri)
-            return
-        state = self.docs.get(uri)
-        if state is None:
-            return  # closed meanwhile
-        state.cost = cost
-        current = self.workspace.get_text_document(uri)
-        if current.version != version or current.source != text:
-            return  # stale: a newer lint is on its way
+        while state.dirty and self.docs.get(uri) is state:
+            state.dirty = False
+            # Let notifications that are already queued land first, so a burst of
+            # changes is linted once, at its newest version.
+            await asyncio.sleep(0)
+            try:
+                doc = self.workspace.get_text_document(uri)
+                version, text, language = doc.version, doc.source, doc.language_id
+            except Exception:
+                return
+            try:
+                result, cost = await loop.run_in_executor(
+                    self.executor, timed_lint, text, uri_to_path(uri), language, self.settings)
+            except Exception:
+                log.exception("lint failed for %s", uri)
+                return
+            if self.docs.get(uri) is not state:
+                return  # closed meanwhile
+            state.cost = cost
+            if state.dirty:
+                continue  # changed while linting: this result is stale
+            current = self.workspace.get_text_document(uri)
+            if current.version != version or current.source != text:
+                state.dirty = True
+                continue
+            self.publish(uri, version, result, state)
+
+    def publish(self, uri: str, version, result: LintResult, state: DocState) -> None:
         state.version = version
         state.result = result
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
-        index = result.index
-        diagnostics = [to_diagnostic(f, index, uri, version) for f in result.findings]
+        diagnostics = []
+        if result.findings:
+            index = result.index
+            diagnostics = [to_diagnostic(f, index, uri, version) for f in result.findings]
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
@@ -198,9 +208,7 @@ def did_save(ls: ServelintServer, params: lsp.DidSaveTextDocumentParams):
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ServelintServer, params: lsp.DidCloseTextDocumentParams):
     uri = params.text_document.uri
-    state = ls.docs.pop(uri, None)
-    if state and state.task and not state.task.done():
-        state.task.cancel()
+    ls.docs.pop(uri, None)  # a running worker sees this and stops
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -263,6 +271,9 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
 
 def run_stdio() -> None:
     logging.basicConfig(level=logging.WARNING)
+    # The lint thread holds the GIL while it works; a short switch interval lets the
+    # thread reading stdin and the event loop see new changes while a long lint runs.
+    sys.setswitchinterval(0.001)
     server.start_io()
 
 
