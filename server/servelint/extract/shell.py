@@ -129,14 +129,16 @@ class Source:
 # --- words -----------------------------------------------------------------------
 
 
-def _unescape_unquoted(raw: str) -> str:
+def _unescape(raw: str, escapable: str | None = None) -> str:
+    """Remove shell backslash escapes: any character outside quotes (`escapable` None),
+    only `escapable` ones inside double quotes. A backslash-newline disappears."""
     if "\\" not in raw:
         return raw
     out = []
     i = 0
     while i < len(raw):
         c = raw[i]
-        if c == "\\" and i + 1 < len(raw):
+        if c == "\\" and i + 1 < len(raw) and (escapable is None or raw[i + 1] in escapable):
             if raw[i + 1] != "\n":
                 out.append(raw[i + 1])
             i += 2
@@ -144,23 +146,14 @@ def _unescape_unquoted(raw: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def _unescape_unquoted(raw: str) -> str:
+    return _unescape(raw)
 
 
 def _unescape_double(raw: str) -> str:
-    if "\\" not in raw:
-        return raw
-    out = []
-    i = 0
-    while i < len(raw):
-        c = raw[i]
-        if c == "\\" and i + 1 < len(raw) and raw[i + 1] in '$`"\\\n':
-            if raw[i + 1] != "\n":
-                out.append(raw[i + 1])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+    return _unescape(raw, '$`"\\\n')
 
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
