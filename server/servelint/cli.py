@@ -72,13 +72,35 @@ def cmd_check(args) -> int:
         settings.ignore = [c.strip().upper() for c in args.ignore.split(",") if c.strip()]
     if args.sglang_version:
         settings.sglang_version = args.sglang_version
+    settings.rule_packs = list(args.rules or [])
+    settings.project_rules = not args.no_project_rules
     threshold = Severity.parse(args.fail_on)
     errors: list[str] = []
     failed = False
     counts = {s: 0 for s in Severity}
     explicit = set(args.paths)
     nfiles = 0
+    reported_packs: set[str] = set()
+
+    def emit(path, rng, severity, code, message, fixes):
+        nonlocal failed
+        counts[severity] += 1
+        if severity <= threshold:
+            failed = True
+        if args.format == "json":
+            print(json.dumps({"path": path, "range": rng, "severity": severity.label, "code": code,
+                              "message": message, "fixes": fixes}, ensure_ascii=False))
+        else:
+            print(f"{path}:{rng['start']['line'] + 1}:{rng['start']['character'] + 1}: "
+                  f"{severity.label} {code} {message}")
+
+    from servelint.rules import is_pack_path
     for path in iter_files(args.paths, errors):
+        if is_pack_path(path, settings.rule_packs):
+            # A rule pack is reported once: here, or when a launch first loaded it.
+            if os.path.abspath(path) in reported_packs:
+                continue
+            reported_packs.add(os.path.abspath(path))
         try:
             text = _read(path, path in explicit, settings.max_file_bytes)
         except TooLarge as exc:
@@ -95,7 +117,19 @@ def cmd_check(args) -> int:
                       fmt=None if path not in explicit else None)
         if path in explicit and result.format is None:
             continue
+        if result.rules is not None:
+            for prob in result.rules.problems:
+                key = os.path.abspath(prob.path)
+                if key in reported_packs:
+                    continue
+                reported_packs.add(key)
+                for p2 in result.rules.problems:
+                    if os.path.abspath(p2.path) == key:
+                        pos = {"line": p2.line, "character": p2.column}
+                        emit(p2.path, {"start": pos, "end": pos}, Severity.ERROR, "SL090", p2.message, [])
         for notice in result.notices:
+            if result.rules is not None and any(notice == str(p) for p in result.rules.problems):
+                continue
             print(f"{path}: note: {notice}", file=sys.stderr)
         if args.fix:
             edits = fix_all_edits(result.findings)
@@ -107,24 +141,10 @@ def cmd_check(args) -> int:
                 result = lint(new, path=path, settings=settings)
         for f in result.findings:
             index = result.index
-            counts[f.severity] += 1
-            if f.severity <= threshold:
-                failed = True
-            if args.format == "json":
-                obj = {
-                    "path": path,
-                    "range": _range(index, f.span),
-                    "severity": f.severity.label,
-                    "code": f.code,
-                    "message": f.message,
-                    "fixes": [{"title": fx.title,
-                               "edits": [{"range": _range(index, e.span), "newText": e.new_text}
-                                         for e in fx.edits]} for fx in f.fixes],
-                }
-                print(json.dumps(obj, ensure_ascii=False))
-            else:
-                line, col = index.position(f.span.start)
-                print(f"{path}:{line + 1}:{col + 1}: {f.severity.label} {f.code} {f.message}")
+            emit(path, _range(index, f.span), f.severity, f.code, f.message,
+                 [{"title": fx.title,
+                   "edits": [{"range": _range(index, e.span), "newText": e.new_text} for e in fx.edits]}
+                  for fx in f.fixes])
     for e in errors:
         print(f"servelint: error: {e}", file=sys.stderr)
     sys.stdout.flush()
@@ -178,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", help="skip these codes or prefixes (comma separated)")
     c.add_argument("--sglang-version", default=None)
     c.add_argument("--fix", action="store_true", help="apply every safe fix in place")
+    c.add_argument("--rules", action="append", metavar="PACK",
+                   help="an extra rule pack file or folder (repeatable)")
+    c.add_argument("--no-project-rules", action="store_true",
+                   help="do not read .servelint/rules/ packs above the linted files")
     c.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("rule", help="print the documentation of a rule")

@@ -1,4 +1,5 @@
-"""Rule documentation for `servelint rule`, hover and the generated docs pages."""
+"""Rule documentation for `servelint rule`, hover and the generated docs pages: the
+catalog checks (checks/) and the rule records (rules/packs/), in the same sections."""
 
 from __future__ import annotations
 
@@ -11,15 +12,87 @@ def doc_url(code: str) -> str:
     return f"{DOCS_BASE}{code}.md"
 
 
-def rule_doc(code: str, version: str | None = None) -> str | None:
+def _bundled_rules(version: str | None):
+    from servelint.catalog import DEFAULT_VERSION
+    from servelint.rules import bundled_packs
+    out = []
+    for pack in bundled_packs(version or DEFAULT_VERSION):
+        out.extend(pack.rules)
+    return out
+
+
+def _args_of(example: str) -> str:
+    return "python -m sglang.launch_server --model-path m " + example
+
+
+def record_markdown(rule) -> str:
+    """A rule record in the fixed sections: what it does, why it matters, example, use
+    instead, fix safety, since; then SGLang's solutions, tips and the source line."""
+    rec = rule.record
+    lines = [f"# {rule.code} {rule.slug}", "", f"> {rule.message}", "",
+             f"Default severity: {rule.severity.label}. Source: "
+             f"{'derived from the exampleFix' if rule.derived else 'explicit condition'} "
+             f"in `{rule.source}`.", "", "## What it does", "", rec.get("documentation") or rule.message, ""]
+    why = [x for x in (rec.get("triggerScenarios"), rec.get("commonSituations")) if x]
+    lines += ["## Why it matters", "", "SGLang stops at start-up with the message above. "
+              + " ".join(why), ""]
+    fix = rec.get("exampleFix") or ""
+    before, after = _before_after(fix)
+    trig = (rule.examples.get("trigger") or [])
+    ok = (rule.examples.get("ok") or [])
+    lines += ["## Example", "", "```bash"]
+    lines += [_args_of(t) for t in trig[:2]] if trig else [before or "(no example)"]
+    lines += ["```", "", "## Use instead", "", "```bash"]
+    lines += [_args_of(t) for t in ok[:2]] if ok else [after or "(no example)"]
+    lines += ["```", ""]
+    if fix:
+        lines += ["The record's exampleFix:", "", "```bash", fix.strip(), "```", ""]
+    lines += ["## Fix safety", ""]
+    if rule.fixes:
+        for fx in rule.fixes:
+            kind = "safe, applied by fix-all" if fx.safe else "offered as a quick fix, not applied by fix-all"
+            pref = " (preferred)" if fx.preferred else ""
+            lines.append(f"- {fx.title}{pref}: {kind}.")
+    else:
+        lines.append("No automatic fix.")
+    lines += ["", "## Solutions", ""]
+    lines += [f"- {s}" for s in rec.get("solutions") or []] or ["(none recorded)"]
+    tips = rec.get("preventionTips") or []
+    if tips:
+        lines += ["", "## Prevention", ""] + [f"- {t}" for t in tips]
+    lines += ["", "## Since", ""]
+    applies = rec.get("appliesTo")
+    spec = applies.get("sglang") if isinstance(applies, dict) else applies
+    lines.append(f"servelint 0.1.0; SGLang {spec or 'every version'}.")
+    if rec.get("githubUrl"):
+        lines += ["", f"SGLang source: {rec['githubUrl']}"]
+    return "\n".join(lines) + "\n"
+
+
+def _before_after(fix: str) -> tuple[str, str]:
+    from servelint.rules.derive import _sections
+    sec = _sections(fix) if fix else {}
+    return sec.get("before", ""), sec.get("after", "")
+
+
+def rule_doc(code: str, version: str | None = None, rules=None) -> str | None:
     check = load_checks().get(code)
     if check is not None:
         return check.doc_markdown()
+    for rule in list(rules or []) + _bundled_rules(version):
+        if rule.code == code:
+            return record_markdown(rule)
     return None
 
 
 def rule_index(version: str | None = None) -> list[tuple[str, str, str]]:
-    return [(c.code, c.name, c.title) for c in sorted(load_checks().values(), key=lambda c: c.code)]
+    rows = [(c.code, c.name, c.title) for c in load_checks().values()]
+    rows += [(r.code, r.slug, _short(r.message)) for r in _bundled_rules(version)]
+    return sorted(rows)
+
+
+def _short(message: str, width: int = 90) -> str:
+    return message if len(message) <= width else message[:width - 1].rsplit(" ", 1)[0] + " ..."
 
 
 def all_codes(version: str | None = None) -> list[str]:

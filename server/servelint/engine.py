@@ -11,6 +11,8 @@ from servelint.args import ParsedLaunch, Reader
 from servelint.catalog import Catalog, load_catalog
 from servelint.checks import load_checks
 from servelint.model import Finding, Fix, Launch, LineIndex, Severity, Span
+from servelint.rules import RuleSet, load_pack_text, rule_set
+from servelint.rules.apply import apply_rules
 from servelint.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -19,7 +21,11 @@ SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".bats"}
 SHELL_LANGUAGES = {"shellscript", "sh", "bash", "zsh", "shell"}
 
 
-def detect_format(path: str | None, language_id: str | None, text: str) -> str | None:
+def detect_format(path: str | None, language_id: str | None, text: str,
+                  rule_packs: list[str] = ()) -> str | None:
+    from servelint.rules import is_pack_path
+    if is_pack_path(path, rule_packs):
+        return "rulepack"
     if language_id in SHELL_LANGUAGES:
         return "shell"
     if path:
@@ -54,6 +60,7 @@ class LintResult:
     launches: list[Launch] = field(default_factory=list)
     parsed: list[ParsedLaunch] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    rules: object = None  # the RuleSet used, for hover
     _index: LineIndex | None = None
 
     @property
@@ -66,10 +73,12 @@ class LintResult:
 def lint(text: str, path: str | None = None, language_id: str | None = None,
          settings: Settings | None = None, fmt: str | None = None) -> LintResult:
     settings = settings or Settings()
-    fmt = fmt or detect_format(path, language_id, text)
+    fmt = fmt or detect_format(path, language_id, text, settings.rule_packs)
     result = LintResult(path, text, fmt)
     if fmt is None or not settings.enable:
         return result
+    if fmt == "rulepack":
+        return lint_rule_pack(text, path, settings, result)
     if len(text) > settings.max_file_bytes:
         result.notices.append(
             f"not linted: the file has {len(text):,} characters, more than the "
@@ -92,6 +101,11 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     ctx = Context(catalog, settings)
     checks = [c for c in load_checks().values() if c.run is not None]
     reader = Reader(catalog)
+    rules = None
+    if result.launches:
+        rules = rule_set(catalog.version, settings.rule_packs, path, settings.project_rules)
+        result.rules = rules
+        result.notices.extend(str(p) for p in rules.problems)
     for n, launch in enumerate(result.launches):
         parsed = reader.read(launch)
         result.parsed.append(parsed)
@@ -103,6 +117,13 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             except Exception:  # a failing check must not hide the others' findings
                 log.exception("check %s failed on %s", check.code, path or "<text>")
                 result.notices.append(f"internal error in check {check.code}; see the log")
+        try:
+            for f in apply_rules(parsed, rules.rules):
+                f.launch_index = n
+                findings.append(f)
+        except Exception:
+            log.exception("rules failed on %s", path or "<text>")
+            result.notices.append("internal error while applying rules; see the log")
     out = []
     for f in findings:
         if not settings.wants(f.code):
@@ -112,6 +133,29 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         out.append(f)
     out.sort(key=lambda f: (f.span.start, f.code))
     result.findings = out
+    return result
+
+
+PACK_CODE = "SL090"
+
+
+def lint_rule_pack(text: str, path: str | None, settings: Settings, result: LintResult) -> LintResult:
+    """A rule pack being edited: its problems as findings where they are."""
+    try:
+        catalog = load_catalog(settings.sglang_version)
+    except KeyError:
+        catalog = load_catalog()
+    pack = load_pack_text(text, path or "<rule pack>", catalog)
+    index = result.index
+    out = []
+    for p in pack.problems:
+        line = min(p.line, len(index.starts) - 1)
+        start = index.offset(line, p.column)
+        end = index.line_end(line)
+        if end <= start:
+            end = min(start + 1, len(text))
+        out.append(Finding(PACK_CODE, Severity.ERROR, p.message, Span(start, end)))
+    result.findings = [f for f in out if settings.wants(f.code)]
     return result
 
 

@@ -88,6 +88,7 @@ class Related:
     span: Span
     message: str
     path: str | None = None  # None: the same document
+    mark: bool = False  # also underline it in an editor (a hint carrying the same fixes)
 
 
 @dataclass(slots=True)

@@ -18,6 +18,8 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)
     max_file_bytes: int = MAX_FILE_BYTES
+    rule_packs: list[str] = field(default_factory=list)
+    project_rules: bool = True  # read .servelint/rules (off in untrusted workspaces)
 
     def wants(self, code: str) -> bool:
         if self.select and not any(code.startswith(s) for s in self.select):
@@ -54,6 +56,12 @@ class Settings:
                     s.severity[str(code).upper()] = Severity.parse(str(level))
                 except KeyError:
                     errors.append(f"servelint.severity.{code}: unknown severity {level!r}")
+        packs = raw.get("rulePacks")
+        if packs is not None:
+            if isinstance(packs, list) and all(isinstance(x, str) for x in packs):
+                s.rule_packs = [x for x in packs if x.strip()]
+            else:
+                errors.append("servelint.rulePacks must be a list of file or folder paths")
         mfb = raw.get("maxFileBytes")
         if isinstance(mfb, int) and mfb > 0:
             s.max_file_bytes = mfb

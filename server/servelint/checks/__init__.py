@@ -30,6 +30,7 @@ class Check:
     run: Callable[..., Iterable[Finding]] | None = None
     scope: str = "launch"  # launch: runs per parsed launch; host: reported by an extractor
     tags: list[str] = field(default_factory=list)
+    lang: str = "bash"
 
     def doc_markdown(self) -> str:
         return "\n".join([
@@ -47,13 +48,13 @@ class Check:
             "",
             "## Example",
             "",
-            "```bash",
+            f"```{self.lang}",
             self.example.strip("\n"),
             "```",
             "",
             "## Use instead",
             "",
-            "```bash",
+            f"```{self.lang}",
             self.instead.strip("\n"),
             "```",
             "",
@@ -79,7 +80,7 @@ _MODULES = [
     "unknown_option", "underscore_option", "ambiguous_option", "abbreviated_option",
     "missing_value", "invalid_type", "invalid_choice", "deprecated_option", "removed_option",
     "duplicate_option", "missing_model_path", "value_on_flag", "stray_argument",
-    "broken_continuation",
+    "broken_continuation", "broken_rule_pack",
 ]
 
 

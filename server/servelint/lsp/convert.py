@@ -61,6 +61,29 @@ def to_diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None) -
     )
 
 
+def to_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None) -> list[lsp.Diagnostic]:
+    """The finding, plus a hint on every other flag it involves (a rule's conflict is
+    visible on each of its flags, and each offers the same fixes)."""
+    main = to_diagnostic(f, index, uri, version)
+    out = [main]
+    line = index.position(f.span.start)[0] + 1
+    for r in f.related:
+        if not r.mark or r.path is not None:
+            continue
+        out.append(lsp.Diagnostic(
+            range=to_range(index, r.span),
+            message=f"{r.message.split(':')[0]} is part of a problem reported on line {line}: {f.message}",
+            severity=lsp.DiagnosticSeverity.Hint,
+            code=f.code,
+            code_description=main.code_description,
+            source="servelint",
+            related_information=[lsp.DiagnosticRelatedInformation(
+                location=lsp.Location(uri=uri, range=main.range), message=f.message)],
+            data=main.data,
+        ))
+    return out
+
+
 def text_edit(raw: dict) -> lsp.TextEdit:
     r = raw["range"]
     return lsp.TextEdit(

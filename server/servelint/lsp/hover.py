@@ -36,11 +36,35 @@ def option_markdown(opt: Option, version: str) -> str:
     return text
 
 
-def finding_markdown(code: str, message: str) -> str:
+def rule_hover(rule) -> str:
+    """A rule record on hover: documentation, why, solutions, tips, before/after, source."""
+    rec = rule.record
+    parts = [f"**{rule.code}** {rule.message}", ""]
+    if rec.get("documentation"):
+        parts += [rec["documentation"], ""]
+    why = " ".join(x for x in (rec.get("triggerScenarios"), rec.get("commonSituations")) if x)
+    if why:
+        parts += ["**Why it fails.** " + why, ""]
+    if rec.get("solutions"):
+        parts += ["**Solutions**", ""] + [f"- {s}" for s in rec["solutions"]] + [""]
+    if rec.get("preventionTips"):
+        parts += ["**Prevention**", ""] + [f"- {t}" for t in rec["preventionTips"]] + [""]
+    if rec.get("exampleFix"):
+        parts += ["**Before and after**", "```bash", rec["exampleFix"].strip(), "```", ""]
+    links = []
+    if rec.get("githubUrl"):
+        links.append(f"[SGLang source]({rec['githubUrl']})")
+    links.append(f"[{rule.code} documentation]({doc_url(rule.code)})")
+    parts.append(" · ".join(links))
+    return "\n".join(parts)
+
+
+def finding_markdown(code: str, message: str, rules=None) -> str:
     check = load_checks().get(code)
     head = f"**{code}** {message}"
     if check is None:
-        return head
+        rule = rules.by_code(code) if rules is not None else None
+        return rule_hover(rule) if rule is not None else head
     return "\n".join([
         head, "", f"### {check.code} {check.name}", "", check.what.strip(), "",
         "**Why it matters.** " + check.why.strip(), "",
@@ -52,15 +76,27 @@ def finding_markdown(code: str, message: str) -> str:
 
 def hover_at(result: LintResult, offset: int) -> str | None:
     parts = []
+    rules = result.rules
+    shown = set()
     for f in result.findings:
-        if f.span.start <= offset <= f.span.end:
-            parts.append(finding_markdown(f.code, f.message))
+        hit = f.span.start <= offset <= f.span.end or any(
+            r.mark and r.span.start <= offset <= r.span.end for r in f.related)
+        if hit and f.code not in shown:
+            shown.add(f.code)
+            parts.append(finding_markdown(f.code, f.message, rules))
     for parsed in result.parsed:
         if not parsed.launch.span.contains(offset):
             continue
         for use in parsed.uses:
             if use.name_span.start <= offset <= use.name_span.end and use.written:
-                parts.append(option_markdown(use.option, parsed.catalog.version))
+                text = option_markdown(use.option, parsed.catalog.version)
+                mentioning = [r for r in (rules.rules if rules else []) if use.option in r.options]
+                if mentioning:
+                    text += "\n\n**Rules about this option**\n\n" + "\n".join(
+                        f"- [{r.code}]({doc_url(r.code)}): {r.message}" for r in mentioning[:12])
+                    if len(mentioning) > 12:
+                        text += f"\n- ... and {len(mentioning) - 12} more"
+                parts.append(text)
                 break
     if not parts:
         return None

@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
 from servelint.engine import LintResult, apply_edits, fix_all_edits, lint
-from servelint.lsp.convert import text_edit, to_diagnostic, to_range
+from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.hover import hover_at
 from servelint.settings import Settings
 
@@ -124,7 +124,7 @@ class ServelintServer(LanguageServer):
         diagnostics = []
         if result.findings:
             index = result.index
-            diagnostics = [to_diagnostic(f, index, uri, version) for f in result.findings]
+            diagnostics = [d for f in result.findings for d in to_diagnostics(f, index, uri, version)]
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 

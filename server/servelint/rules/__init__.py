@@ -1,0 +1,475 @@
+"""Rule records: SGLang's flag conflicts and requirements as data.
+
+A rule pack is a JSON or YAML file holding one record or a list of records, in the
+record format of the seed dataset (schemaVersion 2: errorMessage, documentation,
+triggerScenarios, solutions, exampleFix, githubUrl, ...) plus what a machine needs:
+`code`, `condition`, `fixes`, `appliesTo`, `examples`. `schemas/rule.schema.json` is
+the JSON Schema of a record; `validate_record` checks the same shape with messages a
+user can act on. A record without a condition gets one derived from its exampleFix
+(see `derive.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from servelint.catalog import Catalog, Option
+from servelint.model import Severity
+from servelint.rules.condition import ConditionError, options_of, parse_condition
+
+SEED_FIELDS = {
+    "id": str, "repo": str, "slug": str, "errorCode": (str, type(None)), "errorMessage": str,
+    "messagePattern": (str, type(None)), "errorType": (str, type(None)),
+    "errorClass": (str, type(None)), "httpStatus": (int, type(None)), "severity": str,
+    "filePath": (str, type(None)), "lineNumber": (int, type(None)),
+    "sourceCode": (str, type(None)), "sourceCodeStart": (int, type(None)),
+    "sourceCodeEnd": (int, type(None)), "githubUrl": (str, type(None)),
+    "documentation": str, "triggerScenarios": (str, type(None)),
+    "commonSituations": (str, type(None)), "solutions": list, "exampleFix": (str, type(None)),
+    "handlingStrategy": (str, type(None)), "validationCode": (str, type(None)),
+    "typeGuard": (str, type(None)), "tryCatchPattern": (str, type(None)),
+    "preventionTips": list, "tags": list, "backgroundTag": (str, type(None)),
+    "analyzedSha": (str, type(None)), "analyzedAt": (str, type(None)), "schemaVersion": int,
+}
+MACHINE_FIELDS = {
+    "code": str, "condition": dict, "fixes": list, "appliesTo": (dict, str, list),
+    "examples": dict,
+}
+REQUIRED = ("id", "errorMessage")
+CODE_RE = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Za-z0-9]+)?[0-9A-Za-z]*$")
+SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "information": Severity.INFORMATION,
+              "info": Severity.INFORMATION, "hint": Severity.HINT}
+
+
+@dataclass
+class PackProblem:
+    path: str
+    message: str
+    line: int = 0  # zero-based
+    column: int = 0
+    record: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line + 1}:{self.column + 1}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class FixEdit:
+    op: str  # remove | add | set
+    option: Option
+    name: str
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class RuleFix:
+    title: str
+    edits: tuple[FixEdit, ...]
+    preferred: bool = False
+    safe: bool = False
+
+
+@dataclass
+class Rule:
+    code: str
+    id: str
+    message: str
+    severity: Severity
+    condition: Any
+    fixes: list[RuleFix]
+    record: dict
+    source: str
+    derived: bool = False
+    applies: Any = None
+    examples: dict = field(default_factory=dict)
+
+    @property
+    def options(self) -> list[Option]:
+        return options_of(self.condition)
+
+    @property
+    def slug(self) -> str:
+        return self.record.get("slug") or self.code.lower()
+
+    def applies_to(self, version: str) -> bool:
+        return version_matches(self.applies, version)
+
+
+# --- versions -------------------------------------------------------------------------
+
+
+def _vtuple(v: str) -> tuple:
+    return tuple(int(x) if x.isdigit() else x for x in re.split(r"[.+-]", v.strip()))
+
+
+def version_matches(spec: Any, version: str) -> bool:
+    """`appliesTo`: {"sglang": ">=0.5.20,<0.6"} or a list of versions; absent: every version."""
+    if spec is None:
+        return True
+    if isinstance(spec, dict):
+        spec = spec.get("sglang")
+        if spec is None:
+            return True
+    if isinstance(spec, list):
+        return version in [str(s) for s in spec]
+    v = _vtuple(version)
+    for part in str(spec).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        m = re.match(r"^(>=|<=|==|!=|>|<)?\s*(.+)$", part)
+        op, target = m.group(1) or "==", _vtuple(m.group(2))
+        ok = {">=": v >= target, "<=": v <= target, "==": v == target, "!=": v != target,
+              ">": v > target, "<": v < target}[op]
+        if not ok:
+            return False
+    return True
+
+
+def _check_spec(spec: Any) -> str | None:
+    if isinstance(spec, dict):
+        unknown = set(spec) - {"sglang"}
+        if unknown:
+            return f"appliesTo: unknown engine {sorted(unknown)}; only 'sglang' is known"
+        spec = spec.get("sglang")
+    if spec is None or isinstance(spec, list):
+        return None
+    for part in str(spec).split(","):
+        if part.strip() and not re.match(r"^(>=|<=|==|!=|>|<)?\s*\d+(\.\d+)*\S*$", part.strip()):
+            return f"appliesTo: cannot read version range {spec!r} (use e.g. '>=0.5.20,<0.6')"
+    return None
+
+
+# --- records ----------------------------------------------------------------------------
+
+
+def unwrap(raw: Any) -> list[Any]:
+    """A pack's records: a record, a `{"record": ...}` wrapper, or a list of either."""
+    items = raw if isinstance(raw, list) else [raw]
+    out = []
+    for item in items:
+        if isinstance(item, dict) and "record" in item and isinstance(item["record"], dict):
+            item = item["record"]
+        out.append(item)
+    return out
+
+
+def validate_record(rec: Any) -> list[str]:
+    """Problems with a record's shape, each a sentence naming the field."""
+    if not isinstance(rec, dict):
+        return [f"a record must be a mapping, not {type(rec).__name__}"]
+    problems = []
+    for key in REQUIRED:
+        if key not in rec:
+            problems.append(f"missing required field '{key}'")
+    for key, value in rec.items():
+        want = SEED_FIELDS.get(key) or MACHINE_FIELDS.get(key)
+        if want is None:
+            if not key.startswith("x-"):
+                problems.append(f"unknown field '{key}' (extensions must start with 'x-')")
+            continue
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            names = want.__name__ if isinstance(want, type) else " or ".join(
+                "null" if t is type(None) else t.__name__ for t in want)
+            problems.append(f"field '{key}' must be {names}, not {type(value).__name__}")
+    if "condition" not in rec and not rec.get("exampleFix"):
+        problems.append("a record needs a 'condition' or an 'exampleFix' to derive one from")
+    if isinstance(rec.get("severity"), str) and rec["severity"].lower() not in SEVERITIES:
+        problems.append(f"severity {rec['severity']!r} is not one of error, warning, information, hint")
+    if isinstance(rec.get("code"), str) and not CODE_RE.match(rec["code"]):
+        problems.append(f"code {rec['code']!r} must look like SL101 or ACME-12")
+    for key in ("solutions", "preventionTips", "tags"):
+        if isinstance(rec.get(key), list) and not all(isinstance(x, str) for x in rec[key]):
+            problems.append(f"field '{key}' must be a list of strings")
+    if "appliesTo" in rec:
+        msg = _check_spec(rec["appliesTo"])
+        if msg:
+            problems.append(msg)
+    ex = rec.get("examples")
+    if isinstance(ex, dict):
+        for k, v in ex.items():
+            if k not in ("trigger", "ok"):
+                problems.append(f"examples: unknown key '{k}' (expected trigger, ok)")
+            elif not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                problems.append(f"examples.{k} must be a list of argument strings")
+    return problems
+
+
+def rule_code(rec: dict) -> str:
+    """A record's code: its own, or one derived from its stable id."""
+    code = rec.get("code")
+    if isinstance(code, str) and code:
+        return code
+    return "SGL-" + re.sub(r"[^0-9a-zA-Z]", "", str(rec["id"]))[:6]
+
+
+def _parse_fixes(raw: list, catalog: Catalog) -> list[RuleFix]:
+    fixes = []
+    for i, fx in enumerate(raw):
+        where = f"fixes[{i}]"
+        if not isinstance(fx, dict) or not isinstance(fx.get("edits"), list) or not fx["edits"]:
+            raise ConditionError(f"{where}: expected {{title, edits: [...]}} with at least one edit")
+        unknown = set(fx) - {"title", "edits", "preferred", "safe"}
+        if unknown:
+            raise ConditionError(f"{where}: unknown keys {sorted(unknown)}")
+        edits = []
+        for j, e in enumerate(fx["edits"]):
+            w = f"{where}.edits[{j}]"
+            if not isinstance(e, dict):
+                raise ConditionError(f"{w}: expected {{remove: --flag}}, {{add: --flag}} or {{set: --flag, value: v}}")
+            ops = [k for k in ("remove", "add", "set") if k in e]
+            if len(ops) != 1 or set(e) - {"remove", "add", "set", "value"}:
+                raise ConditionError(f"{w}: expected exactly one of remove, add, set (and value)")
+            op = ops[0]
+            name = e[op]
+            opt = catalog.lookup(name) if isinstance(name, str) else None
+            if opt is None:
+                raise ConditionError(f"{w}: SGLang {catalog.version} has no option {name!r}")
+            if op == "set" and "value" not in e:
+                raise ConditionError(f"{w}: set needs a value")
+            if op == "add" and opt.takes_value and "value" not in e and opt.kind != "optional":
+                raise ConditionError(f"{w}: {name} takes a value; give one with value")
+            edits.append(FixEdit(op, opt, name, e.get("value")))
+        title = fx.get("title") or "; ".join(_edit_title(e) for e in edits)
+        fixes.append(RuleFix(title, tuple(edits), bool(fx.get("preferred")), bool(fx.get("safe"))))
+    if fixes and not any(f.preferred for f in fixes):
+        fixes[0] = RuleFix(fixes[0].title, fixes[0].edits, True, fixes[0].safe)
+    return fixes
+
+
+def _edit_title(e: FixEdit) -> str:
+    if e.op == "remove":
+        return f"Remove {e.name}"
+    if e.value is None:
+        return f"Add {e.name}"
+    return f"{'Add' if e.op == 'add' else 'Set'} {e.name} {_show(e.value)}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def build_rule(rec: dict, catalog: Catalog, source: str) -> Rule:
+    """A Rule from a valid record; ConditionError when its condition or fixes do not
+    make sense for this catalog."""
+    from servelint.rules.derive import derive
+
+    code = rule_code(rec)
+    severity = SEVERITIES.get(str(rec.get("severity", "error")).lower(), Severity.ERROR)
+    derived = "condition" not in rec
+    if derived:
+        condition, fixes = derive(rec, catalog)
+    else:
+        condition = parse_condition(rec["condition"], catalog)
+        fixes = _parse_fixes(rec.get("fixes", []), catalog)
+    return Rule(code=code, id=str(rec["id"]), message=rec["errorMessage"], severity=severity,
+                condition=condition, fixes=fixes, record=rec, source=source, derived=derived,
+                applies=rec.get("appliesTo"), examples=rec.get("examples") or {})
+
+
+# --- packs ------------------------------------------------------------------------------------
+
+
+def parse_pack_text(text: str, path: str) -> tuple[Any, list[PackProblem]]:
+    """The data of a pack file, or the syntax problem with its position."""
+    is_json = path.lower().endswith(".json")
+    try:
+        if is_json:
+            return json.loads(text), []
+        return yaml.safe_load(text), []
+    except json.JSONDecodeError as exc:
+        return None, [PackProblem(path, f"invalid JSON: {exc.msg}", exc.lineno - 1, exc.colno - 1)]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [PackProblem(path, f"invalid YAML: {problem}", mark.line if mark else 0,
+                                  mark.column if mark else 0)]
+
+
+def _record_positions(text: str) -> list[tuple[int, int]]:
+    """Line and column of each record in a pack (JSON is read as YAML for this)."""
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return []
+    if node is None:
+        return []
+    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    out = []
+    for item in items:
+        target = item
+        if isinstance(item, yaml.MappingNode):
+            for k, v in item.value:
+                if getattr(k, "value", None) == "record" and isinstance(v, yaml.MappingNode):
+                    target = v
+        out.append((target.start_mark.line, target.start_mark.column))
+    return out
+
+
+@dataclass
+class LoadedPack:
+    path: str
+    rules: list[Rule]
+    problems: list[PackProblem]
+
+
+def load_pack_text(text: str, path: str, catalog: Catalog) -> LoadedPack:
+    data, problems = parse_pack_text(text, path)
+    if problems:
+        return LoadedPack(path, [], problems)
+    if data is None:
+        return LoadedPack(path, [], [PackProblem(path, "the rule pack is empty")])
+    records = unwrap(data)
+    positions = _record_positions(text)
+    rules: list[Rule] = []
+    seen_codes: dict[str, int] = {}
+    for i, rec in enumerate(records):
+        line, col = positions[i] if i < len(positions) else (0, 0)
+        label = f"record {i + 1}"
+        if isinstance(rec, dict) and rec.get("id"):
+            label += f" ({rec.get('code') or rec['id']})"
+        errs = validate_record(rec)
+        if errs:
+            problems.extend(PackProblem(path, f"{label}: {e}", line, col, i) for e in errs)
+            continue
+        try:
+            rule = build_rule(rec, catalog, path)
+        except ConditionError as exc:
+            problems.append(PackProblem(path, f"{label}: {exc}", line, col, i))
+            continue
+        if rule.code in seen_codes:
+            problems.append(PackProblem(path, f"{label}: code {rule.code} is already used by "
+                                        f"record {seen_codes[rule.code] + 1}", line, col, i))
+            continue
+        seen_codes[rule.code] = i
+        rules.append(rule)
+    return LoadedPack(path, rules, problems)
+
+
+def load_pack_file(path: str, catalog: Catalog) -> LoadedPack:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        return LoadedPack(path, [], [PackProblem(path, f"cannot read the rule pack: {exc}")])
+    return load_pack_text(text, path, catalog)
+
+
+_file_cache: dict[tuple, LoadedPack] = {}
+
+
+def load_pack_cached(path: str, catalog: Catalog) -> LoadedPack:
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size, catalog.version)
+    except OSError:
+        key = (path, None, None, catalog.version)
+    pack = _file_cache.get(key)
+    if pack is None:
+        pack = load_pack_file(path, catalog)
+        _file_cache[key] = pack
+    return pack
+
+
+@lru_cache(maxsize=4)
+def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
+    from servelint.catalog import load_catalog
+
+    catalog = load_catalog(version)
+    base = resources.files("servelint.rules").joinpath("packs")
+    packs = []
+    for entry in sorted(base.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith((".json", ".yaml", ".yml")):
+            packs.append(load_pack_text(entry.read_text(encoding="utf-8"),
+                                        f"servelint/rules/packs/{entry.name}", catalog))
+    return tuple(packs)
+
+
+PROJECT_DIR = os.path.join(".servelint", "rules")
+
+
+def project_pack_dir(path: str | None) -> str | None:
+    """The nearest `.servelint/rules` folder above a linted file."""
+    if not path:
+        return None
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        cand = os.path.join(d, PROJECT_DIR)
+        if os.path.isdir(cand):
+            return cand
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def pack_files(folder: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.endswith((".json", ".yaml", ".yml"))]
+
+
+def is_pack_path(path: str | None, extra: list[str] = ()) -> bool:
+    if not path:
+        return False
+    norm = os.path.abspath(path)
+    if any(os.path.abspath(e) == norm for e in extra):
+        return True
+    return (os.sep + PROJECT_DIR + os.sep) in norm and norm.endswith((".json", ".yaml", ".yml"))
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule]
+    problems: list[PackProblem]
+
+    def by_code(self, code: str) -> Rule | None:
+        return next((r for r in self.rules if r.code == code), None)
+
+
+def rule_set(version: str, user_paths: list[str] = (), file_path: str | None = None,
+             include_project: bool = True) -> RuleSet:
+    """Bundled rules, then the user's packs (settings, then the project folder). A user
+    record with the id of an earlier one replaces it."""
+    from servelint.catalog import load_catalog
+
+    catalog = load_catalog(version)
+    packs = list(bundled_packs(version))
+    paths = []
+    for p in user_paths:
+        if os.path.isdir(p):
+            paths.extend(pack_files(p))
+        else:
+            paths.append(p)
+    if include_project:
+        folder = project_pack_dir(file_path)
+        if folder:
+            paths.extend(pack_files(folder))
+    seen = set()
+    for p in paths:
+        ap = os.path.abspath(p)
+        if ap in seen:
+            continue
+        seen.add(ap)
+        packs.append(load_pack_cached(ap, catalog))
+    by_id: dict[str, Rule] = {}
+    problems: list[PackProblem] = []
+    for pack in packs:
+        problems.extend(pack.problems)
+        for rule in pack.rules:
+            by_id[rule.id] = rule
+    rules = [r for r in by_id.values() if r.applies_to(version)]
+    return RuleSet(rules, problems)

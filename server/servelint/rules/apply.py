@@ -1,0 +1,105 @@
+"""Rules against a parsed launch: findings on the exact flags, with fixes as edits."""
+
+from __future__ import annotations
+
+from servelint.args import ParsedLaunch, Use
+from servelint.model import Edit, Finding, Fix, Related, Span
+from servelint.rules import FixEdit, Rule, RuleFix
+from servelint.rules.condition import evaluate, present_options
+
+
+def _words(e: FixEdit) -> list[str]:
+    if e.value is None:
+        return [e.name]
+    if e.option.kind in ("flag", "bool_optional"):
+        if e.option.kind == "bool_optional" and e.value is False:
+            return ["--no-" + e.option.name[2:]]
+        return [e.name]
+    if isinstance(e.value, list):
+        return [e.name] + [_text(v) for v in e.value]
+    return [e.name, _text(e.value)]
+
+
+def _text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _last_token(parsed: ParsedLaunch):
+    launch = parsed.launch
+    return launch.tokens[-1] if launch.tokens else launch.entry
+
+
+def fix_edits(parsed: ParsedLaunch, fx: RuleFix) -> list[Edit] | None:
+    """The document edits of a rule fix, or None when they cannot be made cleanly."""
+    launch = parsed.launch
+    host = launch.host
+    edits: list[Edit] = []
+    for e in fx.edits:
+        uses = parsed.uses_of(e.option.dest)
+        if e.op == "remove":
+            if not uses:
+                continue
+            for u in uses:
+                edits.append(host.remove(u.token, launch.tokens[u.last_index]))
+        elif e.op == "add" or (e.op == "set" and not uses):
+            if uses and e.op == "add":
+                continue
+            edit = host.insert_after(_last_token(parsed), _words(e))
+            if edit is None:
+                return None
+            edits.append(edit)
+        else:  # set an option that is written: rewrite its last occurrence
+            u = uses[-1]
+            edit = host.replace_words(u.token, launch.tokens[u.last_index], _words(e))
+            if edit is None:
+                return None
+            edits.append(edit)
+    if not edits:
+        return None
+    spans = sorted((x.span for x in edits), key=lambda s: (s.start, s.end))
+    for a, b in zip(spans, spans[1:]):
+        if b.start < a.end or (a.start == b.start and a.end == b.end):
+            return None
+    return edits
+
+
+def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
+    """The flag a finding sits on: the one the preferred fix changes, when written."""
+    for fx in rule.fixes:
+        if fx.preferred:
+            for e in fx.edits:
+                use = parsed.last_use(e.option.dest)
+                if use is not None and use.written:
+                    return use
+    for opt in present_options(rule.condition) + rule.options:
+        use = parsed.last_use(opt.dest)
+        if use is not None and use.written:
+            return use
+    return None
+
+
+def apply_rules(parsed: ParsedLaunch, rules: list[Rule]) -> list[Finding]:
+    out = []
+    for rule in rules:
+        if evaluate(rule.condition, parsed) is not True:
+            continue
+        target = _target(parsed, rule)
+        span = target.name_span if target else parsed.launch.entry.span
+        related = []
+        for opt in rule.options:
+            for use in parsed.uses_of(opt.dest):
+                if target is not None and use is target:
+                    continue
+                shown = " ".join([use.written] + [v.text or "<unknown>" for v in use.values])
+                related.append(Related(use.name_span, f"{shown}: part of this conflict ({rule.code})",
+                                       mark=True))
+        fixes = []
+        for fx in rule.fixes:
+            edits = fix_edits(parsed, fx)
+            if edits:
+                fixes.append(Fix(fx.title, edits, preferred=fx.preferred, safe=fx.safe))
+        out.append(Finding(rule.code, rule.severity, rule.message, span, related=related,
+                           fixes=fixes))
+    return out
