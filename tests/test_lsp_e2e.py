@@ -64,7 +64,18 @@ async def test_quick_fix_and_fix_all(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=URI), range=d.range,
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.servelint"])))
     assert [a.kind for a in actions] == ["source.fixAll.servelint"]
-    assert [e.new_text for e in actions[0].edit.changes[URI]] == ["--tp-size"]
+    assert apply_lsp_edits(SCRIPT, actions[0].edit.changes[URI]) == SCRIPT.replace("--tp_size", "--tp-size")
+
+
+def apply_lsp_edits(text: str, edits) -> str:
+    from servelint.model import LineIndex
+    index = LineIndex(text)
+    spans = sorted(((index.offset(e.range.start.line, e.range.start.character),
+                     index.offset(e.range.end.line, e.range.end.character), e.new_text) for e in edits),
+                   reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
 
 
 async def test_hover_on_option_and_on_finding(client: LanguageClient):

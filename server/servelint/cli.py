@@ -62,7 +62,7 @@ def _range(index: LineIndex, span) -> dict:
 
 
 def cmd_check(args) -> int:
-    from servelint.engine import apply_edits, fix_all_edits, lint
+    from servelint.engine import fix_all_text, lint
     from servelint.settings import Settings
 
     settings = Settings()
@@ -131,13 +131,12 @@ def cmd_check(args) -> int:
             if result.rules is not None and any(notice == str(p) for p in result.rules.problems):
                 continue
             print(f"{path}: note: {notice}", file=sys.stderr)
-        if args.fix:
-            edits = fix_all_edits(result.findings)
-            if edits:
-                new = apply_edits(text, edits)
+        if args.fix and result.findings:
+            new, count = fix_all_text(text, path, None, settings)
+            if new != text:
                 with open(path, "w", encoding="utf-8") as fh:
                     fh.write(new)
-                print(f"{path}: applied {len(edits)} fix edit(s)", file=sys.stderr)
+                print(f"{path}: applied {count} fix edit(s)", file=sys.stderr)
                 result = lint(new, path=path, settings=settings)
         for f in result.findings:
             index = result.index

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from servelint.args import ParsedLaunch, Reader
 from servelint.catalog import Catalog, load_catalog
 from servelint.checks import load_checks
-from servelint.model import Finding, Fix, Launch, LineIndex, Severity, Span
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Severity, Span
 from servelint.rules import RuleSet, load_pack_text, rule_set
 from servelint.rules.apply import apply_rules
 from servelint.settings import Settings
@@ -176,6 +176,39 @@ def fix_all_edits(findings: list[Finding]) -> list:
         chosen.extend(fx.edits)
     chosen.sort(key=lambda e: e.span.start)
     return chosen
+
+
+def fix_all_text(text: str, path: str | None = None, language_id: str | None = None,
+                 settings: Settings | None = None, passes: int = 8) -> tuple[str, int]:
+    """Apply every safe fix, re-linting between passes so that fixes whose edits touch
+    the same lines still all land (as Ruff does). Returns the text and the edit count."""
+    total = 0
+    for _ in range(passes):
+        result = lint(text, path, language_id, settings)
+        edits = fix_all_edits(result.findings)
+        if not edits:
+            break
+        new = apply_edits(text, edits)
+        if new == text:
+            break
+        text = new
+        total += len(edits)
+    return text, total
+
+
+def minimal_edit(old: str, new: str) -> Edit | None:
+    """One edit that turns `old` into `new`, covering only the part that differs."""
+    if old == new:
+        return None
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    return Edit(Span(start, end_old), new[start:end_new])
 
 
 def _clash(a: Span, b: Span) -> bool:

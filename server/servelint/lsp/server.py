@@ -23,7 +23,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
-from servelint.engine import LintResult, apply_edits, fix_all_edits, lint
+from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.hover import hover_at
 from servelint.settings import Settings
@@ -255,16 +255,16 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
                 ))
     if want_fix_all:
         result = ls.current_result(uri)
-        if result is not None and result.findings:
-            edits = fix_all_edits(result.findings)
-            if edits:
+        if result is not None and any(x.safe for f in result.findings for x in f.fixes):
+            fixed, _ = fix_all_text(doc.source, uri_to_path(uri), doc.language_id, ls.settings)
+            edit = minimal_edit(doc.source, fixed)
+            if edit is not None:
                 index = result.index
                 actions.append(lsp.CodeAction(
                     title="servelint: fix all safe problems",
                     kind=FIX_ALL_KIND,
                     edit=lsp.WorkspaceEdit(changes={uri: [
-                        lsp.TextEdit(range=to_range(index, e.span), new_text=e.new_text)
-                        for e in edits]}),
+                        lsp.TextEdit(range=to_range(index, edit.span), new_text=edit.new_text)]}),
                 ))
     return actions or None
 
@@ -277,4 +277,4 @@ def run_stdio() -> None:
     server.start_io()
 
 
-__all__ = ["server", "run_stdio", "apply_edits"]
+__all__ = ["server", "run_stdio"]

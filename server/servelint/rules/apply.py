@@ -31,11 +31,13 @@ def _last_token(parsed: ParsedLaunch):
     return launch.tokens[-1] if launch.tokens else launch.entry
 
 
-def fix_edits(parsed: ParsedLaunch, fx: RuleFix) -> list[Edit] | None:
-    """The document edits of a rule fix, or None when they cannot be made cleanly."""
+def fix_edits(parsed: ParsedLaunch, fx: RuleFix, anchor: Use | None = None) -> list[Edit] | None:
+    """The document edits of a rule fix, or None when they cannot be made cleanly. An
+    added option goes right after `anchor` (the flag the finding is on), else at the end."""
     launch = parsed.launch
     host = launch.host
     edits: list[Edit] = []
+    after = launch.tokens[anchor.last_index] if anchor is not None else _last_token(parsed)
     for e in fx.edits:
         uses = parsed.uses_of(e.option.dest)
         if e.op == "remove":
@@ -46,7 +48,7 @@ def fix_edits(parsed: ParsedLaunch, fx: RuleFix) -> list[Edit] | None:
         elif e.op == "add" or (e.op == "set" and not uses):
             if uses and e.op == "add":
                 continue
-            edit = host.insert_after(_last_token(parsed), _words(e))
+            edit = host.insert_after(after, _words(e))
             if edit is None:
                 return None
             edits.append(edit)
@@ -97,7 +99,7 @@ def apply_rules(parsed: ParsedLaunch, rules: list[Rule]) -> list[Finding]:
                                        mark=True))
         fixes = []
         for fx in rule.fixes:
-            edits = fix_edits(parsed, fx)
+            edits = fix_edits(parsed, fx, target)
             if edits:
                 fixes.append(Fix(fx.title, edits, preferred=fx.preferred, safe=fx.safe))
         out.append(Finding(rule.code, rule.severity, rule.message, span, related=related,
