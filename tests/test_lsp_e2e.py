@@ -100,3 +100,59 @@ async def test_change_relints_and_close_clears(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=URI)))
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(client.diagnostics[URI]) == []
+
+
+SEED_SCRIPT = (
+    "#!/bin/bash\n"
+    "python3 -m sglang.launch_server --model-path m --is-embedding \\\n"
+    "  --chunked-prefill-size=-1 --disable-radix-cache \\\n"
+    "  --prefill-only-disable-kv-cache \\\n"
+    "  --enable-hisparse\n"
+    "echo started\n"
+)
+SEED_URI = "file:///tmp/servelint-e2e/embed.sh"
+
+
+async def test_rule_conflict_on_both_flags_with_hover_and_fix(client: LanguageClient):
+    diags = await open_and_wait(client, SEED_SCRIPT, uri=SEED_URI)
+    assert [(d.code, d.severity, d.range.start.line, d.range.start.character, d.range.end.character)
+            for d in diags] == [
+        ("SL101", types.DiagnosticSeverity.Error, 4, 2, 19),
+        ("SL101", types.DiagnosticSeverity.Hint, 3, 2, 33),
+    ]
+    err = diags[0]
+    assert err.message.startswith("--prefill-only-disable-kv-cache is incompatible with --enable-hisparse")
+    assert err.related_information[0].location.range.start.line == 3
+    h = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=SEED_URI), position=types.Position(4, 6)))
+    for part in ("SL101", "HiSparse attention selects its own KV pool family", "**Solutions**",
+                 "**Prevention**", "# before", "github.com/sgl-project/sglang"):
+        assert part in h.contents.value, part
+    h = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=SEED_URI), position=types.Position(3, 10)))
+    assert "Rules about this option" in h.contents.value and "SL101" in h.contents.value
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=SEED_URI), range=err.range,
+        context=types.CodeActionContext(diagnostics=[err])))
+    titles = [(a.title, bool(a.is_preferred)) for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    assert titles == [("Remove --enable-hisparse (SL101)", True),
+                      ("Remove --prefill-only-disable-kv-cache (SL101)", False)]
+    fixed = apply_lsp_edits(SEED_SCRIPT, actions[0].edit.changes[SEED_URI])
+    assert fixed == SEED_SCRIPT.replace(" \\\n  --enable-hisparse\n", "\n")
+
+
+async def test_broken_rule_pack_is_reported_and_valid_rules_still_apply(client: LanguageClient, tmp_path):
+    rules = tmp_path / ".servelint" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "team.yaml").write_text(
+        "- id: ok\n  code: TEAM-1\n  errorMessage: no LoRA with HiSparse here\n"
+        "  condition: {all: [{present: --enable-lora}, {present: --enable-hisparse}]}\n"
+        "- id: broken\n  errorMessage: x\n  condition: {present: --does-not-exist}\n")
+    uri = (tmp_path / "run.sh").as_uri()
+    diags = await open_and_wait(client, "python3 -m sglang.launch_server --model-path m --enable-lora --enable-hisparse\n", uri=uri)
+    assert "TEAM-1" in [d.code for d in diags]
+    shown = [m.message for m in client.messages if "broken rule" in m.message]
+    assert shown and "--does-not-exist" in shown[0] and "team.yaml:5:3" in shown[0]
+    pack_uri = (rules / "team.yaml").as_uri()
+    pack_diags = await open_and_wait(client, (rules / "team.yaml").read_text(), uri=pack_uri)
+    assert [(d.code, d.range.start.line) for d in pack_diags] == [("SL090", 4)]

@@ -26,6 +26,7 @@ from servelint import __version__
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.hover import hover_at
+from servelint.rules import is_pack_path
 from servelint.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class ServelintServer(LanguageServer):
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="servelint-lint")
         self.background: set[asyncio.Task] = set()
         self.config_errors: list[str] = []
+        self.pack_problems_shown: set[str] = set()
 
     # --- settings ---------------------------------------------------------------
 
@@ -119,6 +121,7 @@ class ServelintServer(LanguageServer):
     def publish(self, uri: str, version, result: LintResult, state: DocState) -> None:
         state.version = version
         state.result = result
+        self.report_pack_problems(result)
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
         diagnostics = []
@@ -127,6 +130,27 @@ class ServelintServer(LanguageServer):
             diagnostics = [d for f in result.findings for d in to_diagnostics(f, index, uri, version)]
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+
+    def report_pack_problems(self, result: LintResult) -> None:
+        """Tell the user once about each broken record of a rule pack; the server goes on
+        with every valid rule."""
+        if result.rules is None:
+            return
+        new = [p for p in result.rules.problems if str(p) not in self.pack_problems_shown]
+        if not new:
+            return
+        self.pack_problems_shown.update(str(p) for p in new)
+        for p in new:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"servelint: {p}"))
+        first = new[0]
+        more = f" (and {len(new) - 1} more; see the output log)" if len(new) > 1 else ""
+        self.window_show_message(lsp.ShowMessageParams(
+            type=lsp.MessageType.Error,
+            message=f"servelint skipped a broken rule: {first}{more}. Every valid rule still applies."))
+
+    def relint_all(self) -> None:
+        for uri in list(self.docs):
+            self.schedule(uri, immediate=True)
 
     def current_result(self, uri: str) -> LintResult | None:
         """The lint of the document's current text, computing it if the last is stale."""
@@ -200,9 +224,13 @@ def did_change(ls: ServelintServer, params: lsp.DidChangeTextDocumentParams):
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: ServelintServer, params: lsp.DidSaveTextDocumentParams):
-    state = ls.docs.get(params.text_document.uri)
+    uri = params.text_document.uri
+    if is_pack_path(uri_to_path(uri), ls.settings.rule_packs):
+        ls.relint_all()  # the rules changed for every open document
+        return
+    state = ls.docs.get(uri)
     if state is None or state.result is None:
-        ls.schedule(params.text_document.uri, immediate=True)
+        ls.schedule(uri, immediate=True)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
