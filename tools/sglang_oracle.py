@@ -137,10 +137,11 @@ def _flag_value(argv: list[str], flags: tuple[str, ...]) -> list[tuple[int, str 
 def prepare_argv(argv: list[str], model_dir: str | None, gpu: str) -> list[str]:
     """The argv the full stage judges.
 
-    - Model: if argv names a model (--model-path/--model) that is a local
-      folder, it is kept. Otherwise every model value is replaced by
-      `model_dir` (in place), or `--model-path model_dir` is put first when
-      argv names none. A flag without a value is left for argparse to reject.
+    - Model: if the model argv names (--model-path/--model; the last one
+      wins, as in argparse) is a local folder, it is kept. Otherwise every
+      model value is replaced by `model_dir` (in place), or `--model-path
+      model_dir` is put first when argv names none. A flag without a value is
+      left for argparse to reject.
     - Device: `--device cpu` is put first when no GPU is pretended and argv
       has no --device.
     """
@@ -149,7 +150,7 @@ def prepare_argv(argv: list[str], model_dir: str | None, gpu: str) -> list[str]:
         found = _flag_value(out, MODEL_FLAGS)
         if not found:
             out = ["--model-path", model_dir, *out]
-        elif not any(v is not None and os.path.isdir(v) for _, v in found):
+        elif not (found[-1][1] is not None and os.path.isdir(found[-1][1])):
             for i, value in found:
                 if value is None:
                     continue
@@ -218,8 +219,8 @@ def classify(exc: BaseException) -> str:
     module = type(exc).__module__ or ""
     if module.startswith(ENVIRONMENT_MODULE_PREFIXES) and not isinstance(exc, ValueError):
         return "environment"
-    if type(exc) in (RuntimeError, SystemError) or (
-        isinstance(exc, RuntimeError) and not isinstance(exc, (NotImplementedError, RecursionError))
+    if isinstance(exc, (RuntimeError, SystemError)) and not isinstance(
+        exc, (NotImplementedError, RecursionError)
     ):
         if ENVIRONMENT_MESSAGE.search(str(exc)):
             return "environment"
@@ -734,6 +735,10 @@ def worker_main(gpu: str, req_fd: int, resp_fd: int, timeout: float, keep_log: b
 
 
 class Worker:
+    # Parent-side pipe ends of every live worker: a worker forked later must
+    # not hold them, or an earlier worker never sees end-of-input.
+    _parent_fds: set[int] = set()
+
     def __init__(self, gpu: str, timeout: float, keep_log: bool):
         self.gpu = gpu
         self.timeout = timeout
@@ -743,6 +748,9 @@ class Worker:
         if pid == 0:
             os.close(req_w)
             os.close(resp_r)
+            for fd in Worker._parent_fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
             code = 0
             try:
                 worker_main(gpu, req_r, resp_w, timeout, keep_log)
@@ -755,6 +763,7 @@ class Worker:
         self.pid = pid
         self.req = os.fdopen(req_w, "w")
         self.resp_fd = resp_r
+        Worker._parent_fds.update((req_w, resp_r))
         self.buffer = b""
         hello = self._read_line(600.0)
         if hello is None:
@@ -762,7 +771,15 @@ class Worker:
         hello = json.loads(hello)
         if not hello.get("ready"):
             self.close()
-            raise RuntimeError(f"the --gpu {gpu} worker could not import SGLang: {hello.get('error')}")
+            hint = ""
+            if "No module named 'sglang'" in str(hello.get("error")):
+                hint = "; run this with the Python of the SGLang venv (tools/make-sglang-env.sh)"
+            elif "No module named" in str(hello.get("error")):
+                hint = (
+                    "; the full stage needs more than the parser: "
+                    "<venv>/bin/python -m pip install -r tools/oracle-model/requirements-full.txt"
+                )
+            raise RuntimeError(f"the --gpu {gpu} worker could not import SGLang: {hello.get('error')}{hint}")
         self.import_seconds = hello["import_seconds"]
         for warning in hello.get("warnings", []):
             print(f"sglang_oracle: warning (--gpu {gpu}): {warning}", file=sys.stderr)
@@ -793,6 +810,7 @@ class Worker:
         return json.loads(line) if line is not None else None
 
     def close(self) -> None:
+        Worker._parent_fds.difference_update((self.req.fileno(), self.resp_fd))
         with contextlib.suppress(Exception):
             self.req.close()
         with contextlib.suppress(Exception):
@@ -833,7 +851,11 @@ def main_full(args) -> int:
             argv_judged = prepare_argv(case["argv"], model_dir, case["gpu"])
             worker = workers.get(case["gpu"])
             if worker is None:
-                worker = workers[case["gpu"]] = Worker(case["gpu"], args.timeout, args.log)
+                try:
+                    worker = workers[case["gpu"]] = Worker(case["gpu"], args.timeout, args.log)
+                except RuntimeError as exc:
+                    print(f"sglang_oracle: {exc}", file=sys.stderr)
+                    return 2
             result = worker.judge(argv_judged)
             if result is None:  # the worker itself died or hung: start a new one next time
                 worker.close()
