@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.servelint-installed
 TEST_STAMP := $(VENV)/.servelint-test-installed
 
-.PHONY: demo test test-python test-nvim install install-test bench docs check-generated clean
+.PHONY: demo test install install-test bench docs conformance sglang-env nvim clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,15 @@ bench: $(STAMP)
 ## Regenerate the rule pages from the code and records.
 docs: $(STAMP)
 	$(PY) tools/gen_docs.py
+
+## SGLang 0.5.23 in its own venv (.venv-sglang, about 6 GB): what conformance runs against.
+sglang-env:
+	tools/make-sglang-env.sh
+
+## Ask SGLang's own validator about every rule example and golden launch, and record the
+## verdicts in tests/data/conformance/verdicts.jsonl (tests/test_conformance.py checks them).
+conformance: $(STAMP) sglang-env
+	$(PY) tools/conformance.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info server/*.egg-info

@@ -37,6 +37,8 @@ fi
 
 pip=("$venv/bin/python" -m pip --disable-pip-version-check)
 "${pip[@]}" install --quiet -r "$reqs"
+# What SGLang's resolution pipeline imports on top (tools/sglang_oracle.py --stage full).
+"${pip[@]}" install --quiet -r "$here/oracle-model/requirements-full.txt"
 "${pip[@]}" install --quiet --no-deps "sglang==$SGLANG_VERSION"
 
 # Smoke test: the parser module imports and SGLang has the expected version.

@@ -1,0 +1,97 @@
+"""Check servelint's knowledge against SGLang itself and record SGLang's verdicts.
+
+    make conformance        # = tools/make-sglang-env.sh, then this script
+
+Collects the cases (every bundled rule's trigger and ok examples, every catalog check's
+example and its alternative, every fully literal launch of the golden scripts), asks
+SGLang 0.5.23's own validator about each one (tools/sglang_oracle.py, full stage:
+parse, resolve_once, check_server_args, on a pretended 8x H100 sm90 node with a tiny
+local Llama config), and writes the verdicts to tests/data/conformance/verdicts.jsonl.
+tests/test_conformance.py then checks, without SGLang, that servelint agrees with every
+verdict. Run it after changing a rule or the catalog, and commit the verdicts file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "server"))
+
+OUT = os.path.join(ROOT, "tests", "data", "conformance", "verdicts.jsonl")
+GPU = "sm90"
+
+
+def cases() -> list[dict]:
+    from servelint.checks import load_checks
+    from servelint.engine import lint
+    from servelint.rules import bundled_packs
+
+    out = []
+    for pack in bundled_packs("0.5.23"):
+        for rule in pack.rules:
+            for kind in ("trigger", "ok"):
+                for i, args in enumerate(rule.examples.get(kind, [])):
+                    out.append({"source": f"rule:{rule.code}:{kind}:{i}", "args": args})
+    for code, check in sorted(load_checks().items()):
+        if check.lang != "bash" or "<" in check.example:
+            continue
+        for kind, text in (("example", check.example), ("instead", check.instead)):
+            for n, launch in enumerate(lint(text + "\n", path="example.sh").launches):
+                if all(t.text is not None for t in launch.tokens):
+                    out.append({"source": f"check:{code}:{kind}:{n}",
+                                "args": shlex.join(t.text for t in launch.tokens)})
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "golden", "shell", "*.sh"))):
+        text = open(path, encoding="utf-8").read()
+        for n, launch in enumerate(lint(text, path=path).launches):
+            if launch.kind != "launch_server" or any(t.text is None for t in launch.tokens):
+                continue
+            out.append({"source": f"golden:{os.path.basename(path)}:{n}",
+                        "args": shlex.join(t.text for t in launch.tokens)})
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--python", default=os.path.join(ROOT, ".venv-sglang", "bin", "python"),
+                    help="the SGLang venv's python (tools/make-sglang-env.sh makes it)")
+    ap.add_argument("--out", default=OUT)
+    args = ap.parse_args()
+    if not os.path.exists(args.python):
+        print(f"no SGLang venv at {args.python}: run tools/make-sglang-env.sh first", file=sys.stderr)
+        return 2
+    todo = cases()
+    lines = [json.dumps({"argv": shlex.split(c["args"]), "gpu": GPU}) for c in todo]
+    proc = subprocess.run([args.python, os.path.join(ROOT, "tools", "sglang_oracle.py"),
+                           "--stage", "full", "--gpu", GPU],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(proc.stderr[-4000:], file=sys.stderr)
+        return proc.returncode or 1
+    verdicts = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
+    if len(verdicts) != len(todo):
+        print(f"oracle answered {len(verdicts)} of {len(todo)} cases", file=sys.stderr)
+        return 1
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        for case, v in zip(todo, verdicts):
+            row = {"source": case["source"], "args": case["args"], "gpu": GPU,
+                   "verdict": v.get("verdict"), "error": v.get("error"), "where": v.get("where"),
+                   "step": v.get("step")}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.get("verdict")] = counts.get(v.get("verdict"), 0) + 1
+    print(f"{len(verdicts)} cases judged by SGLang: "
+          + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f"; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
