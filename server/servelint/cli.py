@@ -40,7 +40,7 @@ def _read(path: str, explicit: bool, max_bytes: int) -> str | None:
         if size > max_bytes:
             raise TooLarge(size)
         with open(path, "rb") as fh:
-            head = fh.read(256)
+            head = fh.read(4096)
             if not explicit and detect_format(path, None, head.decode("utf-8", "replace")) is None:
                 return None
             if b"\0" in head:

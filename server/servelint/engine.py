@@ -17,27 +17,15 @@ from servelint.settings import Settings
 
 log = logging.getLogger(__name__)
 
-SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".bats"}
-SHELL_LANGUAGES = {"shellscript", "sh", "bash", "zsh", "shell"}
-
-
 def detect_format(path: str | None, language_id: str | None, text: str,
                   rule_packs: list[str] = ()) -> str | None:
+    from servelint.extract import formats
     from servelint.rules import is_pack_path
     if is_pack_path(path, rule_packs):
         return "rulepack"
-    if language_id in SHELL_LANGUAGES:
-        return "shell"
-    if path:
-        base = os.path.basename(path)
-        suffix = os.path.splitext(base)[1].lower()
-        if suffix in SHELL_SUFFIXES:
-            return "shell"
-        if suffix and suffix not in (".txt", ".env", ".cmd", ".run"):
-            return None
-    first = text[:200].split("\n", 1)[0]
-    if first.startswith("#!") and any(sh in first for sh in ("sh", "bash", "zsh")):
-        return "shell"
+    for fmt in formats():
+        if fmt.detect(path, language_id, text):
+            return fmt.name
     return None
 
 
@@ -84,7 +72,9 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             f"not linted: the file has {len(text):,} characters, more than the "
             f"{settings.max_file_bytes:,} servelint reads (setting maxFileBytes)")
         return result
-    if "sglang" not in text:
+    from servelint.extract import by_name
+    extractor = by_name(fmt)
+    if extractor is not None and extractor.marker and extractor.marker not in text:
         return result  # nothing to launch: cost one substring search
     try:
         catalog = load_catalog(settings.sglang_version)
@@ -93,9 +83,13 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         catalog = load_catalog()
     index = result.index
     findings: list[Finding] = []
-    if fmt == "shell":
-        from servelint.extract.shell import extract_shell
-        extracted = extract_shell(text, index)
+    if extractor is not None:
+        try:
+            extracted = extractor.extract(text, index, path, settings)
+        except Exception:  # a broken extractor must not take the server down
+            log.exception("extracting %s launches from %s failed", fmt, path or "<text>")
+            result.notices.append(f"internal error reading this file as {fmt}; see the log")
+            return result
         result.launches = extracted.launches
         findings.extend(extracted.findings)
     ctx = Context(catalog, settings)

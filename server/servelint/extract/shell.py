@@ -670,3 +670,36 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         fixes=fixes,
     ))
     return sib
+
+
+# --- the format ------------------------------------------------------------------------
+
+SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".bats"}
+SHELL_LANGUAGES = {"shellscript", "sh", "bash", "zsh", "shell"}
+
+
+def detect(path: str | None, language_id: str | None, text: str) -> bool:
+    import os
+    if language_id in SHELL_LANGUAGES:
+        return True
+    if path:
+        base = os.path.basename(path)
+        suffix = os.path.splitext(base)[1].lower()
+        if suffix in SHELL_SUFFIXES:
+            return True
+        if suffix and suffix not in (".txt", ".env", ".cmd", ".run"):
+            return False
+    first = text[:200].split("\n", 1)[0]
+    return first.startswith("#!") and any(sh in first for sh in ("sh", "bash", "zsh"))
+
+
+def _extract(text: str, index: LineIndex, path: str | None, settings) -> ShellResult:
+    return extract_shell(text, index)
+
+
+def _format():
+    from servelint.extract import Format
+    return Format("shell", 50, detect, _extract)
+
+
+FORMAT = _format()

@@ -1,0 +1,108 @@
+"""Pieces every extractor shares.
+
+- `ExtractResult`: what an extractor returns (launches, and findings it makes itself).
+- `launch_from_tokens`: a Launch from the words of a command given as a list (a JSON or
+  YAML array, a Python list, a Dockerfile exec form), when they start an SGLang launch.
+- `script_launches`: the launches in a shell script embedded in a string (a YAML block
+  scalar, `bash -c` in a list, a Markdown fence), mapped into the document through an
+  offset table.
+- `ListHost`: edits of an argv list whose elements are separate strings in the document.
+  A format supplies how to delete one element and how to write one.
+
+Offsets are always document offsets (code points into the document string).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from servelint.extract.shell import (OffsetMap, ShellResult, extract_shell, find_entry,
+                                     find_shell_script)
+from servelint.model import Edit, Finding, Launch, LineIndex, Span, Token
+
+ExtractResult = ShellResult  # launches: list[Launch], findings: list[Finding]
+
+
+def empty() -> ExtractResult:
+    return ExtractResult([], [])
+
+
+def launch_from_tokens(tokens: list[Token], host, span: Span, env: dict | None = None,
+                       anchor: int | None = None) -> Launch | None:
+    """The launch that a command's words start, or None. `tokens` are the command's words
+    in order (program first), each with its document span and value."""
+    entry = find_entry(tokens)
+    if entry is None:
+        return None
+    kind, at = entry
+    if anchor is None:
+        anchor = host.index.line_start(host.index.line_of(span.start))
+    return Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host, span=span,
+                  env=dict(env or {}), anchor=anchor)
+
+
+def script_word(tokens: list[Token]) -> int | None:
+    """Index of the script in `bash -c SCRIPT` among a command's words, or None."""
+    return find_shell_script(tokens)
+
+
+def script_launches(script: str, table: list[int] | None, base: int, doc_text: str,
+                    doc_index: LineIndex, quote: str = "'") -> ExtractResult:
+    """Launches in a shell script that sits inside a string of the document.
+
+    `table[i]` is the document offset of the script's character i (with one more entry
+    for the end), or None when the script is copied verbatim starting at `base`. `quote`
+    says that fixes inside may only write plain words ("'" or '"'), or "" when the
+    script's lines are the document's own lines (a literal block, a Markdown fence)."""
+    mapping = OffsetMap(base) if table is None else OffsetMap(table=table)
+    return extract_shell(script, None, mapping, doc_text, doc_index, quote, depth=1)
+
+
+@dataclass
+class ListHost:
+    """Edits of a launch whose words are elements of a list in the document.
+
+    `elements` are the spans of every element of the list (the launch's tokens are a
+    subset, in order); `remove_element(i, j)` returns the edit deleting elements i..j
+    (with their separators and, where the format wants, their lines); `write(value)`
+    returns the source text of a new element, or None when it cannot be written."""
+
+    text: str
+    index: LineIndex
+    elements: list[Span]
+    remove_elements: Callable[[int, int], Edit]
+    write: Callable[[str], str | None]
+    separator: str = ", "
+    name: str = "list"
+    quote_context: str = ""
+    _pos: dict = field(default_factory=dict)
+
+    def _at(self, token: Token) -> int:
+        key = (token.span.start, token.span.end)
+        if not self._pos:
+            self._pos = {(s.start, s.end): i for i, s in enumerate(self.elements)}
+        return self._pos[key]
+
+    def quote(self, value: str) -> str | None:
+        return self.write(value)
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        new = self.write(value)
+        return None if new is None else Edit(token.span, new)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        parts = [self.write(w) for w in words]
+        if any(p is None for p in parts):
+            return None
+        return Edit(Span(first.span.start, last.span.end), self.separator.join(parts))
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        parts = [self.write(w) for w in words]
+        if any(p is None for p in parts):
+            return None
+        return Edit(Span(token.span.end, token.span.end),
+                    "".join(self.separator + p for p in parts))
+
+    def remove(self, first: Token, last: Token) -> Edit:
+        return self.remove_elements(self._at(first), self._at(last))
