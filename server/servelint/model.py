@@ -59,6 +59,7 @@ class Token:
     prefix: str = ""
     splat: bool = False
     raw: str = ""
+    origin: str | None = None  # another file the word comes from (a --config file), else None
 
     @property
     def known(self) -> bool:
@@ -89,6 +90,7 @@ class Related:
     message: str
     path: str | None = None  # None: the same document
     mark: bool = False  # also underline it in an editor (a hint carrying the same fixes)
+    range: tuple[int, int, int, int] | None = None  # (line, char, line, char) when `path` is set
 
 
 @dataclass(slots=True)

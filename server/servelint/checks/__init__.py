@@ -80,7 +80,8 @@ _MODULES = [
     "unknown_option", "underscore_option", "ambiguous_option", "abbreviated_option",
     "missing_value", "invalid_type", "invalid_choice", "deprecated_option", "removed_option",
     "duplicate_option", "missing_model_path", "value_on_flag", "stray_argument",
-    "broken_continuation", "broken_rule_pack",
+    "broken_continuation", "broken_rule_pack", "bad_config_file",
+    "config_equals", "config_unsupported",
 ]
 
 

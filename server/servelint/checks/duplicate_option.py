@@ -17,12 +17,12 @@ def run(parsed, ctx):
     seen = {}
     for use in parsed.uses:
         opt = use.option
-        if opt.repeatable or opt.removed:
-            continue
+        if opt.repeatable or opt.removed or opt.dest == "config":
+            continue  # a second --config is SL091's: SGLang refuses it outright
         earlier = seen.get(opt.dest)
         seen[opt.dest] = use
-        if earlier is None:
-            continue
+        if earlier is None or earlier.token.origin:
+            continue  # the command line overriding a --config file is the intended use
         line = index.line_of(earlier.token.span.start) + 1
         yield Finding(
             CHECK.code, CHECK.severity,

@@ -9,8 +9,8 @@ from servelint.model import Finding, Severity
 def run(parsed, ctx):
     cat = parsed.catalog
     opt = cat.by_dest.get("model_path")
-    if opt is None or parsed.uncertain or parsed.help:
-        return
+    if opt is None or parsed.uncertain or parsed.help or parsed.launch.kind == "config":
+        return  # a --config file need not name the model: the command line may
     if parsed.uses_of("model_path") or parsed.uses_of("config"):
         return
     names = "/".join(n for n in opt.names)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types as lsp
 
 from servelint.docs import doc_url
@@ -33,12 +35,17 @@ def to_diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None) -
         tags.append(lsp.DiagnosticTag.Deprecated)
     if f.unnecessary:
         tags.append(lsp.DiagnosticTag.Unnecessary)
-    related = [
-        lsp.DiagnosticRelatedInformation(
-            location=lsp.Location(uri=r.path or uri, range=to_range(index, r.span)),
-            message=r.message)
-        for r in f.related if r.path is None
-    ]
+    related = []
+    for r in f.related:
+        if r.path is None:
+            loc = lsp.Location(uri=uri, range=to_range(index, r.span))
+        elif r.range is not None:
+            sl, sc, el, ec = r.range
+            loc = lsp.Location(uri=Path(r.path).as_uri(),
+                               range=lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec)))
+        else:
+            continue
+        related.append(lsp.DiagnosticRelatedInformation(location=loc, message=r.message))
     data = {
         "version": version,
         "fixes": [
