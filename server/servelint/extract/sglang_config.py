@@ -109,7 +109,8 @@ def config_tokens(text: str, catalog, origin: str | None = None) -> tuple[list[T
     """The words SGLang makes of a config file, each at its place in the file."""
     findings: list[Finding] = []
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        root = yaml.compose(text, Loader=fast if text.isascii() else yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = mark.index if mark else 0
