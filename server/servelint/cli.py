@@ -179,8 +179,12 @@ def cmd_rules(args) -> int:
 
 
 def cmd_lsp(args) -> int:
-    from servelint.lsp.server import run_stdio
-    run_stdio()
+    if args.no_fast_start:
+        from servelint.lsp.server import run_stdio
+        run_stdio()
+    else:
+        from servelint.lsp.bootstrap import run
+        run()
     return 0
 
 
@@ -211,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--sglang-version", default="0.5.23")
     rs.set_defaults(func=cmd_rules)
     l = sub.add_parser("lsp", help="run the language server on stdio")
+    l.add_argument("--no-fast-start", action="store_true",
+                   help="start the pygls server directly (no early first diagnostics)")
     l.set_defaults(func=cmd_lsp)
     return p
 

@@ -10,6 +10,7 @@ pieces (the result type, launches from argv lists, shell scripts inside strings)
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 from dataclasses import dataclass
 from typing import Callable
@@ -36,7 +37,11 @@ def formats() -> list[Format]:
     if _FORMATS is None:
         found = []
         for mod in pkgutil.iter_modules(__path__):
-            module = importlib.import_module(f"{__name__}.{mod.name}")
+            try:
+                module = importlib.import_module(f"{__name__}.{mod.name}")
+            except Exception:  # one broken format must not take the others down
+                logging.getLogger(__name__).exception("format module %s failed to load", mod.name)
+                continue
             fmt = getattr(module, "FORMAT", None)
             if isinstance(fmt, Format):
                 found.append(fmt)

@@ -297,12 +297,12 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
     return actions or None
 
 
-def run_stdio() -> None:
+def run_stdio(stdin=None, stdout=None) -> None:
     logging.basicConfig(level=logging.WARNING)
     # The lint thread holds the GIL while it works; a short switch interval lets the
     # thread reading stdin and the event loop see new changes while a long lint runs.
     sys.setswitchinterval(0.001)
-    server.start_io()
+    server.start_io(stdin, stdout)
 
 
 __all__ = ["server", "run_stdio"]

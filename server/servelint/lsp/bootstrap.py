@@ -1,0 +1,206 @@
+"""Fast start: answer `initialize` and publish the first document's diagnostics before
+pygls and lsprotocol are even imported, then hand the connection to the pygls server.
+
+Importing pygls takes about a second (lsprotocol's ~570 attrs classes are generated at
+import time); servelint's own core imports and lints in a third of that. So `servelint
+lsp` starts here: it reads the first messages itself (plain JSON-RPC over stdio), answers
+`initialize` with the same capabilities the pygls server declares, lints the first
+opened document and publishes its diagnostics, and only then imports pygls. Every byte
+it read is replayed to pygls, which therefore sees the whole conversation (it answers
+nothing twice: its reply to the replayed `initialize` is dropped).
+
+Nothing here is needed for correctness; any surprise makes it hand over at once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+CAPABILITIES_VERSION = 1
+
+
+def capabilities() -> dict:
+    """What the pygls server declares (tests/test_bootstrap.py keeps the two equal)."""
+    return {
+        "positionEncoding": "utf-16",
+        "textDocumentSync": {"openClose": True, "change": 2, "save": True},
+        "hoverProvider": True,
+        "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.servelint"],
+                               "resolveProvider": False},
+        "executeCommandProvider": {"commands": []},
+        "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True},
+                      "fileOperations": {}},
+    }
+
+
+def _read_message(stream) -> tuple[bytes, dict | None]:
+    raw = bytearray()
+    length = None
+    while True:
+        line = stream.readline()
+        if not line:
+            return bytes(raw), None
+        raw += line
+        if line in (b"\r\n", b"\n"):
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":", 1)[1].strip())
+    if length is None:
+        return bytes(raw), None
+    body = stream.read(length)
+    raw += body
+    try:
+        return bytes(raw), json.loads(body)
+    except ValueError:
+        return bytes(raw), None
+
+
+def _send(out, message: dict) -> None:
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+
+
+class ReplayIn:
+    """stdin for pygls: the bytes already read, then the real stdin."""
+
+    def __init__(self, consumed: bytes, stream):
+        self.head = io.BytesIO(consumed)
+        self.stream = stream
+
+    def readline(self) -> bytes:
+        line = self.head.readline()
+        if line.endswith(b"\n") or (line and self.head.tell() < len(self.head.getbuffer())):
+            return line
+        return line + self.stream.readline()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.head.read(n)
+        if n is not None and 0 <= n and len(data) < n:
+            data += self.stream.read(n - len(data))
+        return data
+
+
+class DropReply:
+    """stdout for pygls: drops its reply to the replayed `initialize`."""
+
+    def __init__(self, stream, request_id):
+        self.stream = stream
+        self.request_id = request_id
+        self.done = request_id is None
+
+    def write(self, data: bytes) -> None:
+        if not self.done:
+            head, _, body = data.partition(b"\r\n\r\n")
+            try:
+                msg = json.loads(body)
+            except ValueError:
+                msg = None
+            if isinstance(msg, dict) and msg.get("id") == self.request_id and "method" not in msg:
+                self.done = True
+                return
+        self.stream.write(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+def _position(index, offset: int) -> dict:
+    line, char = index.position(offset)
+    return {"line": line, "character": char}
+
+
+def diagnostics(result, uri: str, version) -> list[dict]:
+    """The same diagnostics as lsp/convert.py, built without lsprotocol."""
+    from servelint.docs import doc_url
+
+    index = result.index
+    out = []
+    for f in result.findings:
+        rng = {"start": _position(index, f.span.start), "end": _position(index, f.span.end)}
+        data = {"version": version, "fixes": [
+            {"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
+             "edits": [{"range": {"start": _position(index, e.span.start),
+                                  "end": _position(index, e.span.end)}, "newText": e.new_text}
+                       for e in fx.edits]} for fx in f.fixes]}
+        d = {"range": rng, "severity": int(f.severity), "code": f.code,
+             "codeDescription": {"href": doc_url(f.code)}, "source": "servelint",
+             "message": f.message, "data": data}
+        tags = ([2] if f.deprecated else []) + ([1] if f.unnecessary else [])
+        if tags:
+            d["tags"] = tags
+        related = []
+        for r in f.related:
+            if r.path is None:
+                related.append({"location": {"uri": uri, "range": {
+                    "start": _position(index, r.span.start), "end": _position(index, r.span.end)}},
+                    "message": r.message})
+        if related:
+            d["relatedInformation"] = related
+        out.append(d)
+        line = index.position(f.span.start)[0] + 1
+        for r in f.related:
+            if r.mark and r.path is None:
+                out.append({"range": {"start": _position(index, r.span.start),
+                                      "end": _position(index, r.span.end)},
+                            "severity": 4, "code": f.code, "codeDescription": {"href": doc_url(f.code)},
+                            "source": "servelint",
+                            "message": f"{r.message.split(':')[0]} is part of a problem reported on line {line}: {f.message}",
+                            "relatedInformation": [{"location": {"uri": uri, "range": rng},
+                                                    "message": f.message}],
+                            "data": data})
+    return out
+
+
+def run() -> None:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    consumed = bytearray()
+    init_id = None
+    try:
+        raw, msg = _read_message(stdin)
+        consumed += raw
+        if isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg:
+            init_id = msg["id"]
+            params = msg.get("params") or {}
+            _send(stdout, {"jsonrpc": "2.0", "id": init_id, "result": {
+                "capabilities": capabilities(),
+                "serverInfo": {"name": "servelint", "version": _version()}}})
+            options = params.get("initializationOptions")
+            while True:
+                raw, msg = _read_message(stdin)
+                consumed += raw
+                if not isinstance(msg, dict) or msg.get("method") != "initialized":
+                    break
+            if isinstance(msg, dict) and msg.get("method") == "textDocument/didOpen":
+                _first_lint(stdout, msg["params"]["textDocument"], options)
+    except Exception:  # the pygls server takes over whatever happened
+        pass
+    from servelint.lsp.server import run_stdio
+    run_stdio(ReplayIn(bytes(consumed), stdin), DropReply(stdout, init_id))
+
+
+def _version() -> str:
+    from servelint import __version__
+    return __version__
+
+
+def _first_lint(stdout, doc: dict, options) -> None:
+    from servelint.engine import lint
+    from servelint.settings import Settings
+
+    settings = Settings.from_dict(options or {})
+    uri = doc["uri"]
+    result = lint(doc.get("text", ""), _path(uri), doc.get("languageId"), settings)
+    _send(stdout, {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
+        "uri": uri, "version": doc.get("version"), "diagnostics": diagnostics(result, uri, doc.get("version"))}})
+
+
+def _path(uri: str) -> str | None:
+    from urllib.parse import unquote, urlparse
+    p = urlparse(uri)
+    return unquote(p.path) if p.scheme in ("file", "") else (p.path or None)

@@ -1,0 +1,62 @@
+"""The fast start (lsp/bootstrap.py): first diagnostics before pygls is imported, then a
+seamless hand-over. Compared, message for message, with the plain pygls server."""
+
+import asyncio
+import json
+import sys
+
+TEXT = "python3 -m sglang.launch_server --model-path m --tp_size 2 \\\n  --attention-backend flash_infer\n"
+
+
+async def session(*extra):
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "servelint", "lsp", *extra,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+
+    def send(msg):
+        body = json.dumps(msg).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def recv():
+        head = await asyncio.wait_for(proc.stdout.readuntil(b"\r\n\r\n"), 20)
+        length = next(int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length"))
+        return json.loads(await proc.stdout.readexactly(length))
+
+    seen = []
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"capabilities": {}, "initializationOptions": {"servelint": {"ignore": ["SL004"]}}}})
+    init = await recv()
+    send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": "file:///tmp/boot/x.sh", "languageId": "shellscript", "version": 1, "text": TEXT}}})
+    first = None
+    while first is None:
+        m = await recv()
+        seen.append(m)
+        if m.get("method") == "textDocument/publishDiagnostics":
+            first = m
+    send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": "file:///tmp/boot/x.sh"}, "position": {"line": 0, "character": 50}}})
+    while True:
+        m = await recv()
+        seen.append(m)
+        if m.get("id") == 2:
+            hover = m
+            break
+    send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    while (await recv()).get("id") != 3:
+        pass
+    send({"jsonrpc": "2.0", "method": "exit"})
+    await asyncio.wait_for(proc.wait(), 10)
+    return init, first, hover, seen
+
+
+def test_fast_start_answers_like_the_pygls_server():
+    plain = asyncio.run(session("--no-fast-start"))
+    fast = asyncio.run(session())
+    assert fast[0]["result"]["capabilities"] == plain[0]["result"]["capabilities"]
+    assert fast[1]["params"] == plain[1]["params"]  # the same diagnostics, to the byte
+    assert [d["code"] for d in fast[1]["params"]["diagnostics"]] == ["SL002", "SL007"]
+    assert fast[2]["result"] == plain[2]["result"]  # pygls answers after the hand-over
+    # Nothing is answered twice.
+    assert [m.get("id") for m in fast[3] if "id" in m and "method" not in m] == [2]
