@@ -57,7 +57,12 @@ def _read_message(stream) -> tuple[bytes, dict | None]:
         return bytes(raw), None
 
 
+SENT: list[dict] = []
+
+
 def _send(out, message: dict) -> None:
+    if "method" in message:
+        SENT.append(json.loads(json.dumps(message)))
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
     out.flush()
@@ -84,12 +89,15 @@ class ReplayIn:
 
 
 class DropReply:
-    """stdout for pygls: drops its reply to the replayed `initialize`."""
+    """stdout for pygls: drops its reply to the replayed `initialize`, and the first copy
+    of each notification the bootstrap already sent (the replayed `didOpen` makes pygls
+    publish the same diagnostics again)."""
 
-    def __init__(self, stream, request_id):
+    def __init__(self, stream, request_id, sent: list[dict] = ()):
         self.stream = stream
         self.request_id = request_id
-        self.done = request_id is None
+        self.sent = list(sent)
+        self.done = request_id is None and not self.sent
 
     def write(self, data: bytes) -> None:
         if not self.done:
@@ -98,9 +106,15 @@ class DropReply:
                 msg = json.loads(body)
             except ValueError:
                 msg = None
-            if isinstance(msg, dict) and msg.get("id") == self.request_id and "method" not in msg:
-                self.done = True
-                return
+            if isinstance(msg, dict):
+                if self.request_id is not None and msg.get("id") == self.request_id and "method" not in msg:
+                    self.request_id = None
+                    self.done = not self.sent
+                    return
+                if "method" in msg and msg in self.sent:
+                    self.sent.remove(msg)
+                    self.done = self.request_id is None and not self.sent
+                    return
         self.stream.write(data)
 
     def flush(self) -> None:
@@ -181,7 +195,16 @@ def run() -> None:
     except Exception:  # the pygls server takes over whatever happened
         pass
     from servelint.lsp.server import run_stdio
-    run_stdio(ReplayIn(bytes(consumed), stdin), DropReply(stdout, init_id))
+    run_stdio(ReplayIn(bytes(consumed), stdin), DropReply(stdout, init_id, SENT))
+
+
+def pack_problem_messages(problems) -> tuple[list[str], str]:
+    """The log lines and the one message that tell the user about broken rule records."""
+    logs = [f"servelint: {p}" for p in problems]
+    more = f" (and {len(problems) - 1} more; see the output log)" if len(problems) > 1 else ""
+    shown = (f"servelint skipped a broken rule: {problems[0]}{more}. Every valid rule still "
+             f"applies.")
+    return logs, shown
 
 
 def _version() -> str:
@@ -196,6 +219,13 @@ def _first_lint(stdout, doc: dict, options) -> None:
     settings = Settings.from_dict(options or {})
     uri = doc["uri"]
     result = lint(doc.get("text", ""), _path(uri), doc.get("languageId"), settings)
+    if result.rules is not None and result.rules.problems:
+        logs, shown = pack_problem_messages(result.rules.problems)
+        for line in logs:
+            _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
+                           "params": {"type": 1, "message": line}})
+        _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
+                       "params": {"type": 1, "message": shown}})
     _send(stdout, {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
         "uri": uri, "version": doc.get("version"), "diagnostics": diagnostics(result, uri, doc.get("version"))}})
 

@@ -24,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
+from servelint.lsp.bootstrap import pack_problem_messages
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.hover import hover_at
 from servelint.rules import is_pack_path
@@ -140,13 +141,10 @@ class ServelintServer(LanguageServer):
         if not new:
             return
         self.pack_problems_shown.update(str(p) for p in new)
-        for p in new:
-            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"servelint: {p}"))
-        first = new[0]
-        more = f" (and {len(new) - 1} more; see the output log)" if len(new) > 1 else ""
-        self.window_show_message(lsp.ShowMessageParams(
-            type=lsp.MessageType.Error,
-            message=f"servelint skipped a broken rule: {first}{more}. Every valid rule still applies."))
+        logs, shown = pack_problem_messages(new)
+        for line in logs:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, line))
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=shown))
 
     def relint_all(self) -> None:
         for uri in list(self.docs):
