@@ -251,6 +251,16 @@ def test_string_args_positions_through_escapes():
     assert "--tp-size 2" in fixed and loads_jsonc(fixed)
 
 
+def test_lone_surrogates_are_not_read():
+    text = ('{"configurations": [{"module": "sglang.launch_server", "args": ["--model-path", "\\ud800", '
+            '"--tp_size", "2"]}, {"module": "sglang.launch_server", "args": "--model-path \\udc00 --tp_size 2"}]}')
+    r = lint(text, "launch.json")
+    assert [t.text for t in r.launches[0].tokens] == ["--model-path", None, "--tp_size", "2"]
+    assert len(r.launches) == 1 and [f.code for f in r.findings] == ["SL002"]
+    nb = _nb("!python -m sglang.launch_server --model-path \ud800 --tp_size 2\n")
+    assert "\\ud800" in nb and lint(nb, "x.ipynb").launches == []
+
+
 def test_string_args_words_are_shell_words():
     words = shell_words("--a 1 --b \"x y\" --c=$X > out; echo hi")
     assert [(w.text, w.span.start, w.span.end) for w in words] == [

@@ -432,6 +432,14 @@ def loads_jsonc(text: str):
     return to_python(doc.root)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """`\\ud800` alone decodes to a lone surrogate, which no encoding can write out."""
+    return _SURROGATE.search(text) is not None
+
+
 def escape(text: str) -> str:
     """`text` written inside a JSON string (without the quotes)."""
     return json.dumps(text, ensure_ascii=False)[1:-1]
@@ -528,6 +536,8 @@ class InnerText:
         total = "".join(chars)
         if not strings or len(starts) != len(total) or len(ends) != len(total):
             return None
+        if has_lone_surrogate(total):
+            return None  # no program receives such a text: not read
         starts.append(strings[-1].starts[-1])  # the end: where the last string's content ends
         return cls(total, starts, ends, pieces, remove_pieces)
 

@@ -25,8 +25,9 @@ import tree_sitter
 import tree_sitter_bash
 
 from servelint.extract.common import ExtractResult, ListHost, empty
-from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost, map_token,
-                                       parse, remove_elements, write_string)
+from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost,
+                                       has_lone_surrogate, map_token, parse, remove_elements,
+                                       write_string)
 from servelint.extract.shell import (CLI_MODULES, LAUNCH_MODULES, OffsetMap, ShellHost, Source,
                                      command_words, make_token)
 from servelint.model import Edit, Launch, LineIndex, Span, Token
@@ -54,7 +55,8 @@ def detect(path: str | None, language_id: str | None, text: str) -> bool:
 def _word(node, text: str) -> Token:
     """One element of an `args` array as an argv word."""
     raw = text[node.start:node.end]
-    if not isinstance(node, JString) or node.value is None or not node.closed:
+    if not isinstance(node, JString) or node.value is None or not node.closed \
+            or has_lone_surrogate(node.value):
         return Token(node.span, None, raw=raw)  # not a string, or one still being typed
     value = node.value
     at = value.find("${")
@@ -66,7 +68,7 @@ def _word(node, text: str) -> Token:
 
 
 def _variable_text(node) -> str | None:
-    if isinstance(node, JString) and node.value is not None:
+    if isinstance(node, JString) and node.value is not None and not has_lone_surrogate(node.value):
         v = node.value
         return None if "${" in v else v
     return None
@@ -165,14 +167,15 @@ def _launch(cfg: JObject, text: str, index: LineIndex) -> Launch | None:
     args = cfg.get("args")
     kind = None
     entry: Token | None = None
-    if isinstance(module, JString) and module.value is not None:
+    if isinstance(module, JString) and module.value is not None and not has_lone_surrogate(module.value):
         name = module.value.strip()
         if name in LAUNCH_MODULES:
             kind = LAUNCH_MODULES[name]
             entry = Token(module.span, name, raw=text[module.start:module.end])
         elif name in CLI_MODULES:
             kind = "serve"
-    elif isinstance(program, JString) and program.value is not None:
+    elif isinstance(program, JString) and program.value is not None \
+            and not has_lone_surrogate(program.value):
         kind = _program_kind(program.value)
         if kind in ("launch_server", "router"):
             entry = Token(program.span, program.value, raw=text[program.start:program.end])

@@ -163,13 +163,17 @@ def _ipython_word(tok: Token) -> Token:
 def _python_extractor():
     try:
         from servelint.extract.python_launch import extract_python
-    except ImportError:  # the Python extractor is not there (yet): shell cells only
+    except ImportError:  # the Python extractor is not there: shell cells only
         return None
-    return extract_python
+    import inspect
+    if "settings" in inspect.signature(extract_python).parameters:
+        return extract_python
+    return lambda text, to_doc, doc_text, doc_index, settings=None: extract_python(
+        text, to_doc, doc_text, doc_index)
 
 
 def _cell_launches(cell: str, mode: str, result: ExtractResult, inner: InnerText,
-                   text: str, index: LineIndex) -> None:
+                   text: str, index: LineIndex, settings=None) -> None:
     found = []
     if mode == "shell":
         res = extract_shell(cell)
@@ -182,7 +186,7 @@ def _cell_launches(cell: str, mode: str, result: ExtractResult, inner: InnerText
         extract_python = _python_extractor()
         if extract_python is not None:
             # In cell coordinates, with hosts that edit the cell: MappedHost moves them.
-            res = extract_python(python, None, python, LineIndex(python))
+            res = extract_python(python, None, python, LineIndex(python), settings=settings)
             found.append((res, False))
     for res, bang in found:
         for launch in res.launches:
@@ -276,7 +280,7 @@ def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractR
         mode, body = _mode(inner.text, kernel)
         if mode == "skip":
             continue
-        _cell_launches(body, mode, result, inner, text, index)
+        _cell_launches(body, mode, result, inner, text, index, settings)
     result.launches.sort(key=lambda l: l.span.start)
     return result
 
