@@ -1,0 +1,1584 @@
+"""Python launchers: SGLang launches written in Python source.
+
+What is read (the file is only parsed with `ast`, never imported or run):
+
+- argv lists: any list or tuple literal whose items start a launch
+  (`["python3", "-m", "sglang.launch_server", "--model-path", model, "--tp", "2"]`,
+  `[sys.executable, "-m", ...]`), wherever it appears (`subprocess.run/Popen/call/
+  check_call/check_output`, `os.execv*`, `os.spawnv*`, an assignment). `base + [...]`
+  concatenations are read as one launch; `*rest`, names and calls are unknown words
+  (a name or call in option position may expand to any number of words). `os.execl*` /
+  `os.spawnl*` / `asyncio.create_subprocess_exec` take the words as separate arguments.
+  A `bash -c SCRIPT` list reads the script as shell.
+- shell strings: the command string of `os.system`, `os.popen`, `subprocess.*`
+  (a string command is a shell command), `subprocess.getoutput`,
+  `asyncio.create_subprocess_shell` and `shlex.split(...)`, directly or through a name
+  assigned once in the file. f-string fields are unknown words.
+- `sglang.utils.launch_server_cmd(command, host, port)` and `execute_shell_command`:
+  SGLang appends ` --port <port>` (launch_server_cmd only), replaces every backslash by a
+  space and splits on whitespace (`str.split()`): no shell quoting, no expansion; leading
+  `KEY=VALUE` words are environment assignments.
+- `sglang.test.test_utils.popen_launch_server(model, base_url, timeout, api_key,
+  other_args, env, return_stdout_stderr, device, pd_separated, num_replicas)`: runs
+  `sglang serve --model-path <model> <other_args...> [--device <auto-detected>]
+  --host <h> --port <p> [--api-key <k>]`; the words the helper adds sit on the call.
+- `sglang.Engine(...)`, `sgl.Engine(...)`, `Engine(...)` imported from SGLang, and
+  `ServerArgs(...)`: keyword arguments are ServerArgs fields, read as the options whose
+  `dest` they name.
+
+Every token's span is its exact place in the document: string escapes, raw, triple
+quoted, implicitly concatenated and f-strings are decoded with a table from each value
+character to its source characters (ast column offsets are UTF-8 bytes and are converted).
+
+A file with a syntax error is parsed again with the offending line blanked out (same
+length, so every offset stays exact), up to 25 times; launches on blanked lines are not
+read. If it still does not parse, nothing is extracted.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import unicodedata
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+from servelint.extract.common import ExtractResult, script_launches, script_word
+from servelint.extract.shell import OffsetMap, find_entry, remove_words
+from servelint.model import Edit, Finding, Launch, LineIndex, Severity, Span, Token
+
+MAX_REPAIRS = 25
+
+# --- positions --------------------------------------------------------------------------
+
+
+class PySource:
+    """Offsets into the source string from ast positions (1-based lines, UTF-8 byte
+    columns), with Python's own line breaks (\\r\\n, \\r, \\n)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        self.ascii = text.isascii()
+        self._lines: dict[int, bytes] = {}
+
+    def offset(self, lineno: int, col: int) -> int:
+        if lineno - 1 >= len(self.starts):
+            return len(self.text)
+        start = self.starts[lineno - 1]
+        if self.ascii:
+            return start + col
+        line = self._lines.get(lineno)
+        if line is None:
+            end = self.starts[lineno] if lineno < len(self.starts) else len(self.text)
+            line = self.text[start:end].encode("utf-8")
+            self._lines[lineno] = line
+        return start + len(line[:col].decode("utf-8", errors="ignore"))
+
+    def span(self, node) -> tuple[int, int]:
+        return (self.offset(node.lineno, node.col_offset),
+                self.offset(node.end_lineno, node.end_col_offset))
+
+
+# --- string literals ------------------------------------------------------------------------
+
+_STR_START = re.compile(r"([rRbBuUfF]{0,2})('''|\"\"\"|'|\")")
+_SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
+                   "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+FIELD = "\ue000"  # stands for one f-string replacement field in a decoded value
+
+
+@dataclass
+class Lit:
+    start: int  # the literal, prefix and quotes included
+    end: int
+    body_start: int
+    body_end: int
+    prefix: str
+    quote: str
+
+
+@dataclass
+class Decoded:
+    """A string's value with, for each character, the source range it comes from.
+    A FIELD character stands for an f-string replacement field (its range is the field)."""
+
+    chars: list[str] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    parts: list[Lit] = field(default_factory=list)
+    fields: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def value(self) -> str:
+        return "".join(self.chars)
+
+    def add(self, c: str, s: int, e: int) -> None:
+        self.chars.append(c)
+        self.starts.append(s)
+        self.ends.append(e)
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        """Source range of value characters a..b-1."""
+        return self.starts[a], self.ends[b - 1]
+
+    @property
+    def verbatim_lines(self) -> bool:
+        """One triple-quoted \"\"\" literal without fields: the script's lines are the
+        source's lines, and shell quoting with ' cannot end the literal."""
+        return len(self.parts) == 1 and self.parts[0].quote == '"""' and not self.fields
+
+
+def scan_literals(text: str, start: int, end: int) -> list[Lit] | None:
+    """The string literals between start and end (implicit concatenation), or None."""
+    out = []
+    i = start
+    while i < end:
+        c = text[i]
+        if c.isspace() or c in "\\()":
+            i += 1
+            continue
+        if c == "#":
+            nl = text.find("\n", i, end)
+            i = end if nl < 0 else nl
+            continue
+        m = _STR_START.match(text, i)
+        if not m:
+            return None
+        prefix = m.group(1).lower()
+        q = m.group(2)
+        if "b" in prefix:
+            return None
+        j = m.end()
+        fstr = "f" in prefix
+        depth = 0
+        while True:
+            if j >= len(text):
+                return None
+            ch = text[j]
+            if depth == 0 and text.startswith(q, j):
+                break
+            if ch == "\\":
+                j += 2
+                continue
+            if len(q) == 1 and ch in "\r\n" and depth == 0:
+                return None
+            if fstr:
+                if ch == "{":
+                    if depth == 0 and text.startswith("{{", j):
+                        j += 2
+                        continue
+                    depth += 1
+                elif ch == "}" and depth > 0:
+                    depth -= 1
+                elif depth > 0 and ch in "'\"":
+                    k = _skip_string(text, j)
+                    if k is None:
+                        return None
+                    j = k
+                    continue
+            j += 1
+        out.append(Lit(i, j + len(q), m.end(), j, prefix, q))
+        i = j + len(q)
+    return out
+
+
+def _skip_string(text: str, i: int) -> int | None:
+    """End of the (nested, simple) string literal starting at i."""
+    q = text[i:i + 3] if text[i:i + 3] in ("'''", '"""') else text[i]
+    j = i + len(q)
+    while j < len(text):
+        if text.startswith(q, j):
+            return j + len(q)
+        if text[j] == "\\":
+            j += 2
+            continue
+        j += 1
+    return None
+
+
+def _field_end(text: str, i: int, end: int) -> int:
+    """End (after '}') of the replacement field starting with '{' at i."""
+    depth = 0
+    j = i
+    while j < end:
+        ch = text[j]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        elif ch in "'\"" and depth > 0:
+            k = _skip_string(text, j)
+            if k is None:
+                return end
+            j = k
+            continue
+        j += 1
+    return end
+
+
+def decode_literals(text: str, parts: list[Lit], out: Decoded | None = None) -> Decoded:
+    out = out or Decoded()
+    out.parts.extend(parts)
+    for lit in parts:
+        raw = "r" in lit.prefix
+        fstr = "f" in lit.prefix
+        i, end = lit.body_start, lit.body_end
+        while i < end:
+            c = text[i]
+            if fstr and c in "{}":
+                if text.startswith(c * 2, i):
+                    out.add(c, i, i + 2)
+                    i += 2
+                    continue
+                if c == "{":
+                    j = _field_end(text, i, end)
+                    out.fields.append((i, j))
+                    out.add(FIELD, i, j)
+                    i = j
+                    continue
+            if c == "\r":  # Python reads every line break in a literal as \n
+                n = 2 if text.startswith("\r\n", i) else 1
+                out.add("\n", i, i + n)
+                i += n
+                continue
+            if c == "\\" and not raw and i + 1 < end:
+                n = text[i + 1]
+                if n == "\n":
+                    i += 2
+                    continue
+                if n == "\r":
+                    i += 3 if text.startswith("\r\n", i + 1) else 2
+                    continue
+                if n in _SIMPLE_ESCAPES:
+                    out.add(_SIMPLE_ESCAPES[n], i, i + 2)
+                    i += 2
+                    continue
+                if n in "01234567":
+                    j = i + 1
+                    while j < min(i + 4, end) and text[j] in "01234567":
+                        j += 1
+                    out.add(chr(int(text[i + 1:j], 8)), i, j)
+                    i = j
+                    continue
+                width = {"x": 2, "u": 4, "U": 8}.get(n)
+                if width:
+                    digits = text[i + 2:i + 2 + width]
+                    try:
+                        out.add(chr(int(digits, 16)), i, i + 2 + width)
+                    except (ValueError, OverflowError):
+                        out.add("\\", i, i + 1)
+                        i += 1
+                        continue
+                    i += 2 + width
+                    continue
+                if n == "N" and text.startswith("{", i + 2):
+                    close = text.find("}", i + 3, end)
+                    if close > 0:
+                        try:
+                            out.add(unicodedata.lookup(text[i + 3:close]), i, close + 1)
+                            i = close + 1
+                            continue
+                        except KeyError:
+                            pass
+                out.add("\\", i, i + 1)  # an unknown escape keeps its backslash
+                i += 1
+                continue
+            out.add(c, i, i + 1)
+            i += 1
+    return out
+
+
+# --- the walker ------------------------------------------------------------------------------
+
+SUBPROCESS = {"subprocess.run", "subprocess.Popen", "subprocess.call", "subprocess.check_call",
+              "subprocess.check_output"}
+SHELL_CALLS = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput",
+               "asyncio.create_subprocess_shell"}
+EXEC_V = {"os.execv": 1, "os.execve": 1, "os.execvp": 1, "os.execvpe": 1, "os.spawnv": 2,
+          "os.spawnve": 2, "os.spawnvp": 2, "os.spawnvpe": 2, "os.posix_spawn": 1,
+          "os.posix_spawnp": 1}
+EXEC_L = {"os.execl": (1, 0), "os.execlp": (1, 0), "os.execle": (1, 1), "os.execlpe": (1, 1),
+          "os.spawnl": (2, 0), "os.spawnlp": (2, 0), "os.spawnle": (2, 1), "os.spawnlpe": (2, 1),
+          "asyncio.create_subprocess_exec": (0, 0)}
+WS_SPLIT = {"sglang.utils.launch_server_cmd": True, "sglang.utils.execute_shell_command": False,
+            "sglang.test.doc_patch.launch_server_cmd": True}
+POPEN_LAUNCH = {"sglang.test.test_utils.popen_launch_server"}
+POPEN_PARAMS = ["model", "base_url", "timeout", "api_key", "other_args", "env",
+                "return_stdout_stderr", "device", "pd_separated", "num_replicas"]
+ENGINES = {"sglang.Engine", "sglang.srt.entrypoints.engine.Engine",
+           "sglang.srt.server_args.ServerArgs", "sglang.srt.entrypoints.Engine"}
+# Names that mean the helper even when the import is not in this text (a notebook cell,
+# a star import).
+BARE_HELPERS = {"launch_server_cmd": "sglang.utils.launch_server_cmd",
+                "execute_shell_command": "sglang.utils.execute_shell_command",
+                "popen_launch_server": "sglang.test.test_utils.popen_launch_server"}
+
+
+def _literal(node):
+    """(True, value) for a literal expression, (False, None) otherwise."""
+    try:
+        return True, ast.literal_eval(node)
+    except Exception:
+        return False, None
+
+
+class _Ctx:
+    """One Python text being read: positions, document mapping, hosts' shared state."""
+
+    def __init__(self, text: str, to_doc: OffsetMap | None, doc_text: str | None,
+                 doc_index: LineIndex | None, escape: Callable[[str], str] | None, catalog):
+        self.text = text
+        self.src = PySource(text)
+        self.index = LineIndex(text)
+        self.to_doc = to_doc
+        self.doc_text = text if doc_text is None else doc_text
+        self.doc_index = doc_index if doc_index is not None else (
+            self.index if doc_text is None else LineIndex(self.doc_text))
+        self.escape = escape
+        self.catalog = catalog
+        self.result = ExtractResult([], [])
+        self._fields: dict | None = None
+
+    def field(self, name: str):
+        """The option a ServerArgs field sets: among the options with that dest, the one
+        spelled like the field and not deprecated (a deprecated spelling of the same field,
+        such as --monokernel-backend for enable_amd_monokernel, is the command line's)."""
+        if self._fields is None:
+            best: dict = {}
+            for opt in self.catalog.options:
+                rank = (opt.removed, opt.deprecated, opt.name != "--" + opt.dest.replace("_", "-"))
+                if opt.dest not in best or rank < best[opt.dest][0]:
+                    best[opt.dest] = (rank, opt)
+            self._fields = {k: v[1] for k, v in best.items()}
+        return self._fields.get(name)
+
+    def doc(self, offset: int) -> int:
+        return offset if self.to_doc is None else self.to_doc(offset)
+
+    def dspan(self, s: int, e: int) -> Span:
+        return Span(self.doc(s), self.doc(e))
+
+    def edit(self, s: int, e: int, new: str) -> Edit:
+        if self.escape is not None:
+            new = self.escape(new)
+        return Edit(self.dspan(s, e), new)
+
+    def table(self, dec: Decoded, a: int = 0, b: int | None = None) -> list[int]:
+        b = len(dec.chars) if b is None else b
+        t = [self.doc(s) for s in dec.starts[a:b]]
+        t.append(self.doc(dec.ends[b - 1]) if b > a else self.doc(dec.parts[-1].body_end))
+        return t
+
+
+# --- hosts --------------------------------------------------------------------------------
+
+
+def py_string(value: str, quote: str = '"') -> str:
+    """A Python string literal for value, in the given quote when that needs no escape."""
+    if quote not in value and "\\" not in value and value.isprintable():
+        return quote + value + quote
+    return repr(value)
+
+
+def remove_items(text: str, index: LineIndex, items: list[tuple[int, int]], i: int, j: int,
+                 close: int) -> tuple[int, int]:
+    """The range to delete to remove items i..j of a comma-separated list (a list literal,
+    a call's arguments) so that it stays valid: whole lines when the items fill them,
+    else the items with one separator. `close` is the offset of the closing bracket."""
+    s, e = items[i][0], items[j][1]
+    l1, l2 = index.line_of(s), index.line_of(e)
+    ls, le = index.line_start(l1), index.line_end(l2)
+    before, after = text[ls:s], text[e:le]
+    if not before.strip() and re.fullmatch(r"\s*,?\s*(#.*)?", after.rstrip("\r")) and (
+            j + 1 < len(items) or "," in after or index.line_of(close) > l2):
+        return ls, min(le + 1, len(text))
+    if j + 1 < len(items) and (index.line_of(items[j + 1][0]) == l2 or i == 0):
+        return s, items[j + 1][0]
+    if i > 0:
+        return items[i - 1][1], e  # keeps the separator (and line break) after the items
+    m = re.match(r"\s*,", text[e:close])
+    return s, e + (m.end() if m else 0)
+
+
+class PyArgvHost:
+    """Edits of a launch whose words are items of Python lists (or call arguments)."""
+
+    name = "python-list"
+    quote_context = ""
+
+    def __init__(self, ctx: _Ctx):
+        self.ctx = ctx
+        self.text = ctx.doc_text
+        self.index = ctx.doc_index
+        # token key -> (container, item index); container = (items, close, quote)
+        self.where: dict[tuple[int, int], tuple[int, int]] = {}
+        self.containers: list[tuple[list[tuple[int, int]], int, str]] = []
+
+    def add_container(self, items: list[tuple[int, int]], close: int, quote: str,
+                      whole: bool = True) -> int:
+        """`whole`: every item may go (a list literal); not for a call's arguments."""
+        self.containers.append((items, close if whole else -1 - close, quote))
+        return len(self.containers) - 1
+
+    def register(self, token: Token, container: int, item: int) -> Token:
+        self.where[(token.span.start, token.span.end)] = (container, item)
+        return token
+
+    def _loc(self, token: Token):
+        return self.where.get((token.span.start, token.span.end))
+
+    def quote(self, value: str) -> str | None:
+        return py_string(value)
+
+    def _write(self, token: Token, value: str) -> str:
+        loc = self._loc(token)
+        q = self.containers[loc[0]][2] if loc else '"'
+        return py_string(value, q)
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        loc = self._loc(token)
+        if loc is None:
+            return None
+        s, e = self.containers[loc[0]][0][loc[1]]
+        return self.ctx.edit(s, e, self._write(token, value))
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        a, b = self._loc(first), self._loc(last)
+        if a is None or b is None or a[0] != b[0]:
+            return None
+        items = self.containers[a[0]][0]
+        return self.ctx.edit(items[a[1]][0], items[b[1]][1],
+                             ", ".join(self._write(first, w) for w in words))
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        loc = self._loc(token)
+        if loc is None:
+            return None
+        e = self.containers[loc[0]][0][loc[1]][1]
+        return self.ctx.edit(e, e, "".join(", " + self._write(token, w) for w in words))
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        a, b = self._loc(first), self._loc(last)
+        if a is None or b is None or a[0] != b[0]:
+            return None
+        items, close, _ = self.containers[a[0]]
+        if close < 0:
+            if a[1] == 0 and b[1] == len(items) - 1:
+                return None  # every argument of an .append(): no clean edit
+            close = -1 - close
+        s, e = remove_items(self.ctx.text, self.ctx.index, items, a[1], b[1], close)
+        return self.ctx.edit(s, e, "")
+
+
+class PyWordsHost:
+    """Edits of a launch split from a string on whitespace (launch_server_cmd): words are
+    written as they are (no shell quoting), inside the Python literal."""
+
+    name = "python-words"
+    quote_context = "'"
+
+    def __init__(self, ctx: _Ctx, dec: Decoded):
+        self.ctx = ctx
+        self.text = ctx.doc_text
+        self.index = ctx.doc_index
+        self.dec = dec
+        self.cell: dict[tuple[int, int], tuple[int, int]] = {}
+        self.synthetic: set[tuple[int, int]] = set()
+        q = dec.parts[0].quote if dec.parts else '"'
+        self.bad = set(q[0]) | {"\\", "{", "}"} if dec.fields else set(q[0]) | {"\\"}
+
+    def register(self, token: Token, s: int, e: int) -> Token:
+        self.cell[(token.span.start, token.span.end)] = (s, e)
+        return token
+
+    def quote(self, value: str) -> str | None:
+        if not value or any(c.isspace() or c in self.bad for c in value) or not value.isprintable():
+            return None
+        return value
+
+    def _c(self, token: Token):
+        return self.cell.get((token.span.start, token.span.end))
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        c, q = self._c(token), self.quote(value)
+        if c is None or q is None:
+            return None
+        return self.ctx.edit(c[0], c[1], q)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        a, b = self._c(first), self._c(last)
+        qs = [self.quote(w) for w in words]
+        if a is None or b is None or None in qs:
+            return None
+        return self.ctx.edit(a[0], b[1], " ".join(qs))
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        c = self._c(token)
+        qs = [self.quote(w) for w in words]
+        if c is None or None in qs:
+            return None
+        return self.ctx.edit(c[1], c[1], "".join(" " + q for q in qs))
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        a, b = self._c(first), self._c(last)
+        if a is None or b is None:
+            return None
+        ed = remove_words(self.ctx.text, self.ctx.index, a[0], b[1])
+        s, e = ed.span.start, ed.span.end
+        # Stay inside the literal: never touch its quotes.
+        lit = next((p for p in self.dec.parts if p.body_start <= a[0] <= p.body_end), None)
+        if lit is None or s < lit.body_start or e > lit.body_end:
+            return None
+        return self.ctx.edit(s, e, "")
+
+
+class EngineHost:
+    """Edits of `Engine(...)` keyword arguments: each option is one `name=value`."""
+
+    name = "python-kwargs"
+    quote_context = ""
+
+    def __init__(self, ctx: _Ctx, items: list[tuple[int, int]], close: int):
+        self.ctx = ctx
+        self.text = ctx.doc_text
+        self.index = ctx.doc_index
+        self.items = items  # every argument of the call, in source order
+        self.close = close
+        self.names: dict[str, int] = {}  # keyword -> item index (Python refuses a repeat)
+        # token key -> (item index, role, value node)
+        self.where: dict[tuple[int, int], tuple[int, str, object]] = {}
+
+    def register(self, token: Token, item: int, role: str, node=None) -> Token:
+        self.where[(token.span.start, token.span.end)] = (item, role, node)
+        return token
+
+    def _loc(self, token: Token):
+        return self.where.get((token.span.start, token.span.end))
+
+    def quote(self, value: str) -> str | None:
+        return py_string(value)
+
+    def _value(self, opt, value: str, like=None) -> str:
+        if isinstance(like, ast.Constant) and isinstance(like.value, str):
+            return py_string(value)
+        t = opt.type if opt is not None else None
+        if t in ("int", "human_readable_int") and re.fullmatch(r"-?\d+", value):
+            return value
+        if t == "float":
+            try:
+                float(value)
+                return value
+            except ValueError:
+                pass
+        return py_string(value)
+
+    def _clash(self, kws: list[str] | None, replaced: range = range(0)) -> bool:
+        """Would these `name=value`s repeat a keyword the call keeps?"""
+        if kws is None:
+            return True
+        names = [k.split("=", 1)[0] for k in kws]
+        if len(set(names)) != len(names):
+            return True
+        return any(self.names.get(n, -1) >= 0 and self.names[n] not in replaced for n in names)
+
+    def kwargs(self, words: list[str]) -> list[str] | None:
+        """`name=value` source for command-line words, or None."""
+        cat = self.ctx.catalog
+        out = []
+        i = 0
+        while i < len(words):
+            w = words[i]
+            name, eq, explicit = w.partition("=")
+            opt = cat.lookup(name) if name.startswith("--") else None
+            if opt is None:
+                return None
+            i += 1
+            if opt.kind in ("flag", "bool_optional") or opt.nargs == 0:
+                val = "False" if name.startswith("--no-") and opt.kind == "bool_optional" else "True"
+                out.append(f"{opt.dest}={val}")
+                continue
+            vals = [explicit] if eq else []
+            while not eq and i < len(words) and not words[i].startswith("--"):
+                vals.append(words[i])
+                i += 1
+                if opt.kind != "list":
+                    break
+            if not vals:
+                return None
+            if opt.kind == "list":
+                out.append(f"{opt.dest}=[{', '.join(self._value(opt, v) for v in vals)}]")
+            else:
+                out.append(f"{opt.dest}={self._value(opt, vals[0])}")
+        return out
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        loc = self._loc(token)
+        if loc is None:
+            return None
+        item, role, node = loc
+        if role == "value":
+            opt = self._option_of(item)
+            return self.ctx.edit(*self._cell(node), self._value(opt, value, node))
+        # The keyword itself: an option name becomes its field name.
+        opt = self.ctx.catalog.lookup(value.split("=", 1)[0])
+        if opt is None or "=" in value:
+            return None
+        s, e = self._cell(node)
+        if self.names.get(opt.dest, item) != item:
+            return None  # the call already has that keyword
+        if opt.kind == "bool_optional" and value.startswith("--no-"):
+            return self.ctx.edit(self.items[item][0], self.items[item][1], f"{opt.dest}=False")
+        return self.ctx.edit(s, e, opt.dest)
+
+    def _cell(self, node) -> tuple[int, int]:
+        if isinstance(node, tuple):
+            return node
+        return self.ctx.src.span(node)
+
+    def _option_of(self, item: int):
+        for (_, _), (i, role, node) in self.where.items():
+            if i == item and role == "name":
+                return self.ctx.field(self._name_of(node))
+        return None
+
+    def _name_of(self, node) -> str:
+        s, e = self._cell(node)
+        return self.ctx.text[s:e]
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        a, b = self._loc(first), self._loc(last)
+        kws = self.kwargs(words)
+        if a is None or b is None or self._clash(kws, range(a[0], b[0] + 1)):
+            return None
+        return self.ctx.edit(self.items[a[0]][0], self.items[b[0]][1], ", ".join(kws))
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        loc = self._loc(token)
+        kws = self.kwargs(words)
+        if loc is None or self._clash(kws):
+            return None
+        e = self.items[loc[0]][1]
+        return self.ctx.edit(e, e, "".join(", " + k for k in kws))
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        a, b = self._loc(first), self._loc(last)
+        if a is None or b is None:
+            return None
+        s, e = remove_items(self.ctx.text, self.ctx.index, self.items, a[0], b[0], self.close)
+        return self.ctx.edit(s, e, "")
+
+
+class _NoEdits:
+    """A host for launches no edit can be made in (a helper's own words)."""
+
+    name = "python"
+    quote_context = "'"
+
+    def __init__(self, ctx: _Ctx):
+        self.text = ctx.doc_text
+        self.index = ctx.doc_index
+
+    def quote(self, value):
+        return None
+
+    def replace(self, token, value):
+        return None
+
+    def replace_words(self, first, last, words):
+        return None
+
+    def insert_after(self, token, words):
+        return None
+
+    def remove(self, first, last):
+        return None
+
+
+class _PartsGuard:
+    """A shell launch in implicitly concatenated literals (`"a " 'b'`): an edit that spans
+    from one literal into another keeps the code valid only when both use the same quotes
+    (the quotes it removes pair up), so other such edits are refused."""
+
+    def __init__(self, host, parts: list[Span]):
+        self.inner = host
+        self.parts = parts
+        self.name = host.name
+        self.text = host.text
+        self.index = host.index
+        self.quote_context = host.quote_context
+
+    def _ok(self, edit):
+        if edit is None:
+            return None
+        s, e = edit.span.start, edit.span.end
+        if any(p.start <= s and e <= p.end for p in self.parts):
+            return edit
+        return None
+
+    def quote(self, value):
+        return self.inner.quote(value)
+
+    def replace(self, token, value):
+        return self._ok(self.inner.replace(token, value))
+
+    def replace_words(self, first, last, words):
+        return self._ok(self.inner.replace_words(first, last, words))
+
+    def insert_after(self, token, words):
+        return self._ok(self.inner.insert_after(token, words))
+
+    def remove(self, first, last):
+        return self._ok(self.inner.remove(first, last))
+
+
+class _Composite:
+    """Delegates each edit to the host that owns the tokens (a popen_launch_server launch:
+    the helper's own words, and the other_args list)."""
+
+    name = "python"
+    quote_context = ""
+
+    def __init__(self, ctx: _Ctx, hosts: list, default):
+        self.text = ctx.doc_text
+        self.index = ctx.doc_index
+        self.hosts = hosts
+        self.default = default
+        self.owner: dict[tuple[int, int], object] = {}
+
+    def own(self, token: Token, host) -> Token:
+        self.owner[(token.span.start, token.span.end)] = host
+        return token
+
+    def _h(self, token: Token):
+        return self.owner.get((token.span.start, token.span.end), self.default)
+
+    def quote(self, value):
+        return self.default.quote(value)
+
+    def replace(self, token, value):
+        return self._h(token).replace(token, value)
+
+    def replace_words(self, first, last, words):
+        h = self._h(first)
+        return h.replace_words(first, last, words) if h is self._h(last) else None
+
+    def insert_after(self, token, words):
+        return self._h(token).insert_after(token, words)
+
+    def remove(self, first, last):
+        h = self._h(first)
+        return h.remove(first, last) if h is self._h(last) else None
+
+
+# --- the extractor ------------------------------------------------------------------------------
+
+
+class _Extractor:
+    def __init__(self, ctx: _Ctx, tree: ast.AST):
+        self.ctx = ctx
+        self.tree = tree
+        self.aliases: dict[str, str] = {}
+        self.assigned: dict[str, list] = {}  # name -> [(value, statement)]
+        self.augmented: set[str] = set()  # names with `+=`
+        self.done: set[int] = set()  # ids of nodes already read
+        self.parents: dict[int, ast.AST] = {}
+
+    # names ---------------------------------------------------------------------
+
+    def collect(self) -> None:
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.aliases[a.asname] = a.name
+                    else:
+                        top = a.name.split(".")[0]
+                        self.aliases.setdefault(top, top)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if a.name != "*":
+                        self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        self.assigned.setdefault(t.id, []).append((node.value, node))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                self.assigned.setdefault(node.target.id, []).append((node.value, node))
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.augmented.add(node.target.id)
+
+    def dotted(self, func) -> str | None:
+        parts = []
+        while isinstance(func, ast.Attribute):
+            parts.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name):
+            return None
+        base = self.aliases.get(func.id)
+        if base is None:
+            if not parts and func.id in BARE_HELPERS:
+                return BARE_HELPERS[func.id]
+            base = {"sgl": "sglang"}.get(func.id, func.id)
+        return ".".join([base] + parts[::-1])
+
+    def resolve(self, node, lists: bool = False):
+        """A name assigned exactly once in the file: its value; else the node. A name
+        that `+=` changes is resolved only to a list (whose changes are read)."""
+        if isinstance(node, ast.Name):
+            vals = self.assigned.get(node.id, [])
+            if len(vals) == 1 and vals[0][0] is not None and (
+                    lists or node.id not in self.augmented):
+                return vals[0][0]
+        return node
+
+    def statement(self, name: str):
+        vals = self.assigned.get(name, [])
+        return vals[0][1] if len(vals) == 1 else None
+
+    def _block(self, stmt):
+        parent = self.parents.get(id(stmt))
+        if parent is None:
+            return None
+        for fname, value in ast.iter_fields(parent):
+            if isinstance(value, list) and any(v is stmt for v in value):
+                return id(parent), fname
+        return id(parent), None
+
+    def _scope(self, stmt):
+        node = stmt
+        while True:
+            node = self.parents.get(id(node))
+            if node is None or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                 ast.Module, ast.ClassDef, ast.Lambda)):
+                return node
+
+    def mutations(self, name: str, stmt) -> list:
+        """Changes of list `name` after its assignment in the same function: pieces
+        (kind, node, conditional) in source order. kind: list | item | splat."""
+        scope = self._scope(stmt)
+        if scope is None:
+            return []
+        home = self._block(stmt)
+        start = (stmt.end_lineno, stmt.end_col_offset)
+        out = []
+        stack = [scope]
+        found = []
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                      ast.Lambda)):
+                    continue
+                stack.append(child)
+                if isinstance(child, ast.stmt) and (child.lineno, child.col_offset) > start:
+                    found.append(child)
+        found.sort(key=lambda n: (n.lineno, n.col_offset))
+        for st in found:
+            cond = self._block(st) != home
+            if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and \
+                    st.target.id == name and isinstance(st.op, ast.Add):
+                out.append(("value", st.value, cond, st))
+            elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+                call = st.value
+                f = call.func
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                        f.value.id == name:
+                    if f.attr == "extend" and len(call.args) == 1:
+                        out.append(("value", call.args[0], cond, st))
+                    elif f.attr == "append" and len(call.args) == 1:
+                        out.append(("append", call, cond, st))
+                    elif f.attr in ("insert", "pop", "remove", "clear"):
+                        out.append(("splat", call, cond, st))
+        return out
+
+    # strings ---------------------------------------------------------------------
+
+    def decode(self, node) -> Decoded | None:
+        """A str constant or f-string node, decoded with its source positions."""
+        if not (isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant)
+                                                    and isinstance(node.value, str))):
+            return None
+        s, e = self.ctx.src.span(node)
+        parts = scan_literals(self.ctx.text, s, e)
+        if not parts:
+            return None
+        dec = decode_literals(self.ctx.text, parts)
+        if isinstance(node, ast.Constant) and dec.value != node.value:
+            return None  # never a wrong position
+        if isinstance(node, ast.JoinedStr):
+            expected = "".join(v.value if isinstance(v, ast.Constant) else FIELD
+                               for v in node.values)
+            if dec.value != expected:
+                return None
+        return dec
+
+    # tokens of argv items ----------------------------------------------------------
+
+    def item_token(self, node) -> Token:
+        ctx = self.ctx
+        s, e = ctx.src.span(node)
+        raw = ctx.text[s:e]
+        span = ctx.dspan(s, e)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return Token(span, node.value, raw=raw)
+        if isinstance(node, ast.Starred):
+            return Token(span, None, splat=True, raw=raw)
+        if isinstance(node, ast.JoinedStr):
+            dec = self.decode(node)
+            if dec is not None:
+                v = dec.value
+                if FIELD not in v:
+                    return Token(span, v, raw=raw)
+                return Token(span, None, prefix=v.split(FIELD, 1)[0], raw=raw)
+            return Token(span, None, raw=raw)
+        if isinstance(node, ast.Attribute) and self.dotted(node) == "sys.executable":
+            return Token(span, None, raw=raw)  # a python, value unknown
+        # A name or call may be one word or (a list) several: in option position the
+        # reader treats an unknown word as possibly anything.
+        return Token(span, None, raw=raw)
+
+    def flatten(self, node, out: list, depth: int = 0, frags: list | None = None) -> None:
+        """The items of an argv expression: list/tuple literals joined with `+`, names
+        bound once to such a list (with the changes made to it later: `+=`, `.extend`,
+        `.append`); anything else is one unknown, splatting item. A change made only under
+        a condition is one unknown item here, and its words go to `frags`."""
+        if depth > 8:
+            out.append(("splat", node))
+            return
+        if isinstance(node, (ast.List, ast.Tuple)):
+            out.append(("list", node))
+            return
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            self.flatten(node.left, out, depth + 1, frags)
+            self.flatten(node.right, out, depth + 1, frags)
+            return
+        target = self.resolve(node, lists=True)
+        if target is not node and isinstance(target, (ast.List, ast.Tuple, ast.BinOp)) \
+                and id(target) not in self.done:
+            self.flatten(target, out, depth + 1, frags)
+            self.add_mutations(node.id, out, depth, frags)
+            return
+        out.append(("splat", node))
+
+    def add_mutations(self, name: str, out: list, depth: int, frags: list | None) -> None:
+        stmt = self.statement(name)
+        if stmt is None:
+            return
+        for kind, node, cond, st in self.mutations(name, stmt):
+            if id(st) in self.done:
+                continue
+            self.done.add(id(st))
+            pieces: list = []
+            if kind == "value":
+                self.flatten(node, pieces, depth + 1, frags)
+            elif kind == "append":
+                pieces.append(("args", node))
+            else:
+                pieces.append(("splat", node))
+            if cond:
+                out.append(("splat", st))
+                if frags is not None and any(k != "splat" for k, _ in pieces):
+                    frags.append((st, pieces))
+            else:
+                out.extend(pieces)
+
+    def argv(self, node, span_node=None) -> None:
+        """Read an argv expression (list literal, concatenation) as a launch."""
+        first = self._leftmost(node)
+        if not isinstance(first, (ast.List, ast.Tuple)) or id(first) in self.done:
+            return
+        pieces: list = []
+        frags: list = []
+        self.flatten(node, pieces, frags=frags)
+        if not pieces or pieces[0][0] != "list":
+            return
+        self.done.add(id(node))
+        self.argv_pieces(pieces, span_node or node, frags)
+
+    def argv_pieces(self, pieces: list, span_node, frags: list = ()) -> None:
+        host = PyArgvHost(self.ctx)
+        tokens, nodes = self.piece_tokens(pieces, host)
+        launch = self.launch_from_words(tokens, nodes, host, span_node)
+        if launch is None:
+            return
+        for st, fpieces in frags:
+            # Words added under a condition: read on their own after an unknown word, so
+            # their spelling and values are checked without claiming they are always there.
+            ftokens, _ = self.piece_tokens(fpieces, host)
+            s, e = self.ctx.src.span(st)
+            lead = Token(self.ctx.dspan(s, s), None, splat=True, raw="")
+            self.add(Launch(kind=launch.kind, entry=launch.entry, tokens=[lead] + ftokens,
+                            host=host, span=self.ctx.dspan(s, e), env=dict(launch.env),
+                            anchor=self.anchor(s)))
+
+    def piece_tokens(self, pieces: list, host: "PyArgvHost") -> tuple[list[Token], list]:
+        ctx = self.ctx
+        tokens: list[Token] = []
+        nodes: list = []
+        for kind, node in pieces:
+            if kind in ("list", "args"):
+                self.done.add(id(node))
+                elts = node.elts if kind == "list" else node.args
+                items = [ctx.src.span(x) for x in elts]
+                close = ctx.src.span(node)[1] - 1
+                quote = next((ctx.text[ctx.src.span(x)[0]] for x in elts if isinstance(x, ast.Constant)
+                              and isinstance(x.value, str) and ctx.text[ctx.src.span(x)[0]] in "'\""), '"')
+                c = host.add_container(items, close, quote, whole=kind == "list")
+                for k, x in enumerate(elts):
+                    tokens.append(host.register(self.item_token(x), c, k))
+                    nodes.append(x)
+            else:
+                s, e = ctx.src.span(node)
+                tokens.append(Token(ctx.dspan(s, e), None, splat=True, raw=ctx.text[s:e]))
+                nodes.append(None)
+        return tokens, nodes
+
+    def launch_from_words(self, tokens: list[Token], nodes: list, host, span_node) -> None:
+        ctx = self.ctx
+        s, e = ctx.src.span(span_node)
+        entry = find_entry(tokens)
+        if entry is None:
+            k = script_word(tokens)
+            if k is not None and nodes[k] is not None:
+                self.shell(nodes[k])
+            return None
+        kind, at = entry
+        env = {}
+        for t in tokens[:at]:
+            if t.text and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", t.text):
+                key, val = t.text.split("=", 1)
+                env.setdefault(key, val)
+        launch = Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host,
+                        span=ctx.dspan(s, e), env=env, anchor=self.anchor(s))
+        self.add(launch)
+        return launch
+
+    def anchor(self, s: int) -> int:
+        d = self.ctx.doc(s)
+        idx = self.ctx.doc_index
+        return idx.line_start(idx.line_of(d))
+
+    def add(self, launch: Launch) -> None:
+        self.ctx.result.launches.append(launch)
+
+    # shell strings --------------------------------------------------------------
+
+    def shell(self, node) -> None:
+        """A string that the shell runs."""
+        node = self.resolve(node)
+        if id(node) in self.done:
+            return
+        dec = self.decode(node)
+        if dec is None or "sglang" not in dec.value:
+            return
+        self.done.add(id(node))
+        ctx = self.ctx
+        chars, starts, ends = [], [], []
+        for c, s, e in zip(dec.chars, dec.starts, dec.ends):
+            if c == FIELD:  # an unknown word for the shell: `$_F`, mapped onto the field
+                for k, ch in enumerate("$_F"):
+                    chars.append(ch)
+                    starts.append(s + k)
+                    ends.append(e if k == 2 else s + k + 1)
+                continue
+            chars.append(c)
+            starts.append(s)
+            ends.append(e)
+        script = "".join(chars)
+        table = [ctx.doc(x) for x in starts] + [ctx.doc(ends[-1]) if ends else ctx.doc(dec.parts[-1].body_end)]
+        quote = "" if dec.verbatim_lines and ctx.escape is None and ctx.to_doc is None else '"'
+        found = script_launches(script, table, 0, ctx.doc_text, ctx.doc_index, quote)
+        # Tighten token ends: a word's end is the end of its last character's source
+        # (not the start of whatever source follows, e.g. a Python `\<newline>`).
+        back = {t: k for k, t in enumerate(table[:-1])}
+        doc_ends = [ctx.doc(x) for x in ends]
+        fields = [ctx.dspan(a, b) for a, b in dec.fields]
+        for launch in found.launches:
+            for tok in [launch.entry] + launch.tokens:
+                k = back.get(tok.span.end)
+                if k is not None and k > 0 and tok.span.end > tok.span.start:
+                    tok.span = Span(tok.span.start, max(tok.span.start, doc_ends[k - 1]))
+                if tok.text is not None and any(tok.span.overlaps(f) for f in fields):
+                    tok.text = None  # a field inside quotes: still unknown
+            if len(dec.parts) > 1 and len({(p.quote, "".join(sorted(p.prefix.replace("u", "")))) for p in dec.parts}) > 1:
+                launch.host = _PartsGuard(launch.host, [ctx.dspan(p.body_start, p.body_end)
+                                                        for p in dec.parts])
+            self.add(launch)
+        ctx.result.findings.extend(found.findings)
+
+    def words(self, node, port=None, append_port: bool = False, call=None) -> None:
+        """`launch_server_cmd`: backslashes become spaces, then str.split()."""
+        node = self.resolve(node)
+        if id(node) in self.done:
+            return
+        dec = self.decode(node)
+        if dec is None or "sglang" not in dec.value:
+            return
+        self.done.add(id(node))
+        ctx = self.ctx
+        host = PyWordsHost(ctx, dec)
+        tokens: list[Token] = []
+        nodes: list = []
+        v = dec.value
+        i, n = 0, len(v)
+        while i < n:
+            if v[i].isspace() or v[i] == "\\":
+                i += 1
+                continue
+            j = i
+            while j < n and not (v[j].isspace() or v[j] == "\\"):
+                j += 1
+            word = v[i:j]
+            s, e = dec.span(i, j)
+            raw = ctx.text[s:e]
+            if FIELD in word:
+                tok = Token(ctx.dspan(s, e), None, prefix=word.split(FIELD, 1)[0],
+                            splat=word == FIELD, raw=raw)
+            else:
+                tok = Token(ctx.dspan(s, e), word, raw=raw)
+            tokens.append(host.register(tok, s, e))
+            nodes.append(None)
+            i = j
+        # Leading KEY=VALUE words are the environment (execute_shell_command).
+        env = {}
+        k = 0
+        while k < len(tokens):
+            t = tokens[k].text
+            if t and "=" in t and not t.startswith(("-", "/")):
+                key = t.split("=", 1)[0]
+                if key and key.replace("_", "").isalnum():
+                    env[key] = t.split("=", 1)[1]
+                    k += 1
+                    continue
+            break
+        words = tokens[k:]
+        entry = find_entry(words)
+        if entry is None:
+            return
+        kind, at = entry
+        launch_tokens = words[at + 1:]
+        if append_port and call is not None:
+            fs, fe = ctx.src.span(call.func)
+            span = ctx.dspan(fs, fe)
+            ok, val = (True, None) if port is None else _literal(port)
+            text = str(val) if ok and isinstance(val, int) and not isinstance(val, bool) else None
+            launch_tokens.append(Token(span, "--port", raw="launch_server_cmd"))
+            launch_tokens.append(Token(span, text, raw="launch_server_cmd"))
+        s, e = ctx.src.span(node)
+        self.add(Launch(kind=kind, entry=words[at], tokens=launch_tokens, host=host,
+                        span=ctx.dspan(s, e), env=env, anchor=self.anchor(s)))
+
+    # helpers -------------------------------------------------------------------------
+
+    def popen(self, call: ast.Call) -> None:
+        ctx = self.ctx
+        args = {}
+        for k, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):
+                return
+            if k < len(POPEN_PARAMS):
+                args[POPEN_PARAMS[k]] = a
+        for kw in call.keywords:
+            if kw.arg is None:
+                return
+            args[kw.arg] = kw.value
+        if "model" not in args:
+            return
+        for name, absent in (("pd_separated", False), ("num_replicas", None)):
+            if name in args:
+                ok, val = _literal(args[name])
+                if not ok or val != absent:
+                    return  # a PD launcher, not sglang serve
+        fs, fe = ctx.src.span(call.func)
+        fspan = ctx.dspan(fs, fe)
+        fraw = ctx.text[fs:fe]
+        none = _NoEdits(ctx)
+        host = _Composite(ctx, [], none)
+        tokens: list[Token] = []
+
+        def helper(text, node=None, splat=False):
+            if node is not None:
+                s, e = ctx.src.span(node)
+                tok = Token(ctx.dspan(s, e), text, splat=splat, raw=ctx.text[s:e])
+            else:
+                tok = Token(fspan, text, splat=splat, raw=fraw)
+            tokens.append(host.own(tok, none))
+
+        def value_of(node):
+            ok, val = _literal(node)
+            return str(val) if ok and isinstance(val, (str, int, float)) and not isinstance(val, bool) else None
+
+        helper("--model-path")
+        helper(value_of(args["model"]), args["model"])
+        other = args.get("other_args")
+        if other is not None:
+            other = self.resolve(other)
+            ok, val = _literal(other)
+            if isinstance(other, (ast.Constant, ast.JoinedStr)) and (not ok or isinstance(val, str)):
+                s, e = ctx.src.span(other)
+                if not (ok and val == ""):
+                    ctx.result.findings.append(Finding(
+                        "SL013", Severity.ERROR,
+                        "popen_launch_server passes other_args to the command one item at a time: "
+                        "a string becomes one argument per character; write a list of words",
+                        ctx.dspan(s, e)))
+                    return
+            elif not (ok and val is None):
+                pieces: list = []
+                self.flatten(other, pieces)
+                sub = PyArgvHost(ctx)
+                words, _ = self.piece_tokens(pieces, sub)
+                for tok in words:
+                    tokens.append(host.own(tok, sub if sub._loc(tok) else none))
+        device = args.get("device")
+        ok, dval = _literal(device) if device is not None else (True, "auto")
+        if not ok:
+            helper(None, device, splat=True)
+        elif dval == "auto":
+            helper("--device")
+            helper(None)  # auto-detected
+        host_text = port_text = None
+        if "base_url" in args:
+            ok, url = _literal(args["base_url"])
+            if ok and isinstance(url, str) and url.count(":") == 2:
+                _, h, p = url.split(":")
+                host_text, port_text = h[2:], p
+        url_node = args.get("base_url")
+        helper("--host")
+        helper(host_text, url_node)
+        helper("--port")
+        helper(port_text, url_node)
+        if "api_key" in args:
+            ok, key = _literal(args["api_key"])
+            if not ok:
+                helper(None, args["api_key"], splat=True)
+            elif key:
+                helper("--api-key")
+                helper(str(key), args["api_key"])
+        s, e = ctx.src.span(call)
+        entry = Token(fspan, "serve", raw=fraw)
+        self.add(Launch(kind="serve", entry=entry, tokens=tokens, host=host,
+                        span=ctx.dspan(s, e), env={}, anchor=self.anchor(s)))
+
+    def engine(self, call: ast.Call) -> None:
+        ctx = self.ctx
+        cat = ctx.catalog
+        if any(kw.arg == "server_args" for kw in call.keywords):
+            return  # the options come from a ServerArgs object
+        items = sorted([ctx.src.span(a) for a in call.args] +
+                       [ctx.src.span(k) for k in call.keywords])
+        s, e = ctx.src.span(call)
+        host = EngineHost(ctx, items, e - 1)
+        position = {span: k for k, span in enumerate(items)}
+        host.names = {kw.arg: position[ctx.src.span(kw)] for kw in call.keywords if kw.arg}
+        tokens: list[Token] = []
+        for kw in call.keywords:
+            ks, ke = ctx.src.span(kw)
+            item = position[(ks, ke)]
+            if kw.arg is None:  # **options: any fields
+                tokens.append(host.register(Token(ctx.dspan(ks, ke), None, splat=True,
+                                                  raw=ctx.text[ks:ke]), item, "splat"))
+                continue
+            ns, ne = ks, ks + len(kw.arg)
+            name_span = ctx.dspan(ns, ne)
+            opt = ctx.field(kw.arg)
+            if opt is None:
+                self.unknown_keyword(kw, host, item, name_span)
+                continue
+            ok, val = _literal(kw.value)
+            vs, ve = ctx.src.span(kw.value)
+            vraw = ctx.text[vs:ve]
+            if opt.kind in ("flag", "bool_optional") or opt.nargs == 0:
+                if not ok:
+                    tokens.append(host.register(Token(ctx.dspan(ks, ke), None, raw=ctx.text[ks:ke]),
+                                                item, "splat"))
+                elif val:
+                    tokens.append(host.register(Token(name_span, opt.name, raw=kw.arg), item,
+                                                "name", (ns, ne)))
+                elif opt.kind == "bool_optional":
+                    neg = "--no-" + opt.name[2:]
+                    if neg in opt.names:
+                        tokens.append(host.register(Token(name_span, neg, raw=kw.arg), item,
+                                                    "name", (ns, ne)))
+                continue
+            tokens.append(host.register(Token(name_span, opt.name, raw=kw.arg), item, "name",
+                                        (ns, ne)))
+            values = kw.value.elts if isinstance(kw.value, (ast.List, ast.Tuple)) and \
+                opt.kind == "list" else [kw.value]
+            if not values:
+                tokens.append(host.register(Token(ctx.dspan(vs, ve), None, raw=vraw), item,
+                                            "value", kw.value))
+            for v in values:
+                tokens.append(host.register(self.kw_value(v), item, "value", v))
+        entry_s, entry_e = ctx.src.span(call.func)
+        entry = Token(ctx.dspan(entry_s, entry_e), "Engine", raw=ctx.text[entry_s:entry_e])
+        self.add(Launch(kind="launch_server", entry=entry, tokens=tokens, host=host,
+                        span=ctx.dspan(s, e), env={}, anchor=self.anchor(s)))
+
+    def kw_value(self, node) -> Token:
+        ctx = self.ctx
+        s, e = ctx.src.span(node)
+        span, raw = ctx.dspan(s, e), ctx.text[s:e]
+        ok, val = _literal(node)
+        if ok and isinstance(val, bool):
+            return Token(span, str(val), raw=raw)
+        if ok and isinstance(val, (str, int, float)):
+            return Token(span, val if isinstance(val, str) else repr(val), raw=raw)
+        return Token(span, None, raw=raw)
+
+    def unknown_keyword(self, kw, host: EngineHost, item: int, name_span: Span) -> None:
+        import difflib
+        cat = self.ctx.catalog
+        dests = sorted({o.dest for o in cat.options if not o.hidden})
+        dashed = "--" + kw.arg.replace("_", "-")
+        alias = cat.lookup(dashed)
+        how = "a command-line alias of"
+        if alias is None:
+            matches = cat.prefix_matches(dashed)
+            if len(matches) == 1:
+                alias = cat.lookup(matches[0])
+                how = "accepted on the command line as an abbreviation of"
+        guesses = [alias.dest] if alias is not None else []
+        guesses += [g for g in difflib.get_close_matches(kw.arg, dests, n=3, cutoff=0.75)
+                    if g not in guesses]
+        given = guesses
+        guesses = [g for g in guesses if g not in host.names]  # no repeated keyword
+        if alias is not None:
+            why = f"{dashed} is {how} {alias.name}, whose field is {alias.dest}"
+            if alias.dest in host.names:
+                why += ", given here too"
+        else:
+            why = f"SGLang {cat.version}" + (f"; did you mean {given[0]}?" if given else "")
+        from servelint.model import Fix
+        fixes = []
+        for k, g in enumerate(guesses[:3]):
+            fixes.append(Fix(f"Replace {kw.arg} with {g}",
+                             [self.ctx.edit(*self._name_cell(kw), g)],
+                             preferred=(k == 0 and len(guesses) == 1), safe=False))
+        s, e = remove_items(self.ctx.text, self.ctx.index, host.items, item, item, host.close)
+        fixes.append(Fix(f"Remove {kw.arg}", [self.ctx.edit(s, e, "")], safe=False))
+        self.ctx.result.findings.append(Finding(
+            "SL001", Severity.ERROR,
+            f"unexpected keyword argument '{kw.arg}': ServerArgs has no field {kw.arg} ({why})",
+            name_span, fixes=fixes))
+
+    def _name_cell(self, kw) -> tuple[int, int]:
+        s, _ = self.ctx.src.span(kw)
+        return s, s + len(kw.arg)
+
+    # the walk ------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.collect()
+        calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
+        calls.sort(key=lambda n: (n.lineno, n.col_offset))
+        for call in calls:
+            try:
+                self.call(call)
+            except Exception:  # one odd call must not lose the rest of the file
+                import logging
+                logging.getLogger(__name__).debug("python call skipped", exc_info=True)
+        # Concatenations and list literals not read through a call.
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and \
+                    id(node) not in self.done and \
+                    not isinstance(self.parents.get(id(node)), ast.BinOp) and \
+                    self._launchy(self._leftmost(node)):
+                self.argv(node)
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.List, ast.Tuple)) and id(node) not in self.done and \
+                    self._launchy(node):
+                parent = self.parents.get(id(node))
+                if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and \
+                        isinstance(parent.targets[0], ast.Name) and \
+                        self.statement(parent.targets[0].id) is parent:
+                    self.argv(parent.targets[0], span_node=node)  # with its later changes
+                else:
+                    self.argv(node)
+        self.ctx.result.launches.sort(key=lambda l: l.span.start)
+
+    def _leftmost(self, node):
+        for _ in range(10):
+            if isinstance(node, ast.BinOp):
+                node = node.left
+            elif isinstance(node, ast.Name):
+                target = self.resolve(node, lists=True)
+                if target is node:
+                    return node
+                node = target
+            else:
+                return node
+        return node
+
+    def _launchy(self, node) -> bool:
+        return any(isinstance(x, ast.Constant) and isinstance(x.value, str) and "sglang" in x.value
+                   for x in getattr(node, "elts", []))
+
+    def call(self, call: ast.Call) -> None:
+        name = self.dotted(call.func)
+        if name is None:
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "split" and not call.args:
+                self.split_call(call)
+            return
+        first = call.args[0] if call.args else None
+        if name in SUBPROCESS:
+            arg = first if first is not None else next(
+                (k.value for k in call.keywords if k.arg == "args"), None)
+            if arg is None:
+                return
+            target = self.resolve(arg)
+            if isinstance(target, (ast.Constant, ast.JoinedStr)):
+                self.shell(arg)
+            else:
+                self.argv(arg)
+        elif name in SHELL_CALLS or name == "shlex.split":
+            if first is not None:
+                self.shell(first)
+        elif name in EXEC_V:
+            k = EXEC_V[name]
+            if len(call.args) > k:
+                self.argv(call.args[k])
+        elif name in EXEC_L:
+            k, tail = EXEC_L[name]
+            args = call.args[k:len(call.args) - tail]
+            if args and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and "sglang" in a.value
+                            for a in args):
+                self.exec_l(call, args)
+        elif name in WS_SPLIT:
+            cmd = first if first is not None else next(
+                (k.value for k in call.keywords if k.arg == "command"), None)
+            if cmd is None:
+                return
+            port = call.args[2] if len(call.args) > 2 else next(
+                (k.value for k in call.keywords if k.arg == "port"), None)
+            if isinstance(port, ast.Constant) and port.value is None:
+                port = None
+            self.words(cmd, port=port, append_port=WS_SPLIT[name], call=call)
+        elif name in POPEN_LAUNCH:
+            self.popen(call)
+        elif name in ENGINES or (name.endswith(".Engine") and name.split(".")[0] == "sglang") or (
+                name == "Engine" and "Engine" not in self.aliases
+                and any(k.arg == "model_path" for k in call.keywords)):
+            # A bare Engine(model_path=...) with no import of its own (a notebook cell
+            # after the one that imported it) is SGLang's.
+            self.engine(call)
+        elif isinstance(call.func, ast.Attribute) and call.func.attr == "split" and not call.args:
+            self.split_call(call)
+
+    def split_call(self, call: ast.Call) -> None:
+        """`"python -m sglang.launch_server ...".split()`: whitespace words."""
+        base = call.func.value
+        target = self.resolve(base)
+        if isinstance(target, (ast.Constant, ast.JoinedStr)):
+            self.words(base)
+
+    def exec_l(self, call: ast.Call, args: list) -> None:
+        ctx = self.ctx
+        host = PyArgvHost(ctx)
+        items = [ctx.src.span(a) for a in call.args]
+        close = ctx.src.span(call)[1] - 1
+        c = host.add_container(items, close, '"')
+        offset = call.args.index(args[0])
+        tokens = [host.register(self.item_token(a), c, offset + k) for k, a in enumerate(args)]
+        self.launch_from_words(tokens, list(args), host, call)
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def _parse(text: str):
+    """ast of the text, blanking lines that do not parse (same offsets). None if hopeless."""
+    current = text
+    for _ in range(MAX_REPAIRS + 1):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(current), current
+        except SyntaxError as exc:
+            line = exc.lineno
+            if not line:
+                return None, current
+            starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", current)]
+            if line - 1 >= len(starts):
+                return None, current
+            a = starts[line - 1]
+            b = starts[line] if line < len(starts) else len(current)
+            blank = re.sub(r"[^\r\n]", " ", current[a:b])
+            if blank == current[a:b]:
+                return None, current
+            current = current[:a] + blank + current[b:]
+        except (ValueError, RecursionError, MemoryError):
+            return None, current
+    return None, current
+
+
+def _catalog(settings):
+    from servelint.catalog import load_catalog
+    try:
+        return load_catalog(settings.sglang_version if settings is not None else "0.5.23")
+    except KeyError:
+        return load_catalog()
+
+
+def extract_python(text: str, to_doc: OffsetMap | None = None, doc_text: str | None = None,
+                   doc_index: LineIndex | None = None, settings=None,
+                   escape: Callable[[str], str] | None = None) -> ExtractResult:
+    """Launches in Python source `text`.
+
+    When the source sits inside another document (a notebook cell), `to_doc` maps source
+    offsets to document offsets and `doc_text`/`doc_index` describe the document; every
+    span is then a document span and every edit is made in the source and mapped. `escape`
+    turns new source text into document text (JSON string escaping in a notebook)."""
+    if "sglang" not in text:
+        return ExtractResult([], [])
+    tree, parsed_text = _parse(text)
+    if tree is None:
+        return ExtractResult([], [])
+    ctx = _Ctx(text, to_doc, doc_text, doc_index, escape, _catalog(settings))
+    if parsed_text != text:
+        ctx.text = parsed_text  # blanked lines: offsets unchanged
+        ctx.src = PySource(parsed_text)
+    try:
+        _Extractor(ctx, tree).run()
+    except Exception:  # keep what was read; a bug here must not lose the other formats
+        import logging
+        logging.getLogger(__name__).exception("reading Python launches failed")
+        ctx.result.launches.sort(key=lambda l: l.span.start)
+    return ctx.result
+
+
+# --- the format -------------------------------------------------------------------------------
+
+PY_SUFFIXES = {".py", ".pyw"}
+
+
+def detect(path: str | None, language_id: str | None, text: str) -> bool:
+    if language_id == "python":
+        return True
+    if path:
+        suffix = os.path.splitext(path)[1].lower()
+        if suffix in PY_SUFFIXES:
+            return True
+        if suffix:
+            return False
+    first = text[:200].split("\n", 1)[0]
+    return first.startswith("#!") and "python" in first
+
+
+def _extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
+    return extract_python(text, None, text, index, settings)
+
+
+def _format():
+    from servelint.extract import Format
+    return Format("python", 20, detect, _extract)
+
+
+FORMAT = _format()
