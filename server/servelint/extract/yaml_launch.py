@@ -1,0 +1,1283 @@
+"""YAML: Kubernetes manifests, docker compose files, CI and task files (GitHub Actions,
+GitLab CI, SkyPilot, ...), Helm templates.
+
+What is read as a launch:
+
+- a container-like mapping (`command` and/or `args`, Kubernetes; `entrypoint` and/or
+  `command`, compose): the words of both, in the order the runtime joins them. A
+  `bash -c SCRIPT` among them is read as a shell script, with every character of the
+  script mapped to its place in the document (`yamlpos`);
+- any other list of strings that starts a launch (a Helm `define` emitting list items,
+  Argo templates, ...); a list of strings that does not is read as a list of scripts
+  (GitLab `script:`, Buildkite `commands:`);
+- any other string with `sglang` in it is read as a shell script (`run:`, `script:`,
+  `setup:`, ...). A compose `command`/`entrypoint` string is split into words the way
+  compose splits it (quotes and backslashes, no shell).
+
+Values the file does not fix are unknown: compose interpolation (`$VAR`, `${VAR:-x}`;
+`$$` is a `$`), Kubernetes `$(VAR)` (`$$(VAR)` is literal), Go/Helm templates
+`{{ ... }}`, GitHub expressions `${{ ... }}`.
+
+Only YAML is parsed (`yaml.parse` with the safe loader's parser, libyaml when present);
+nothing in the file is executed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from servelint.extract import yamlpos
+from servelint.extract.common import ExtractResult, launch_from_tokens, script_launches, script_word
+from servelint.extract.shell import remove_words
+from servelint.model import Edit, LineIndex, Span, Token
+
+try:
+    _LOADER = yaml.CSafeLoader
+except AttributeError:  # PyYAML without libyaml
+    _LOADER = yaml.SafeLoader
+
+_DOC_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+# A template action on one line, or a (possibly multi-line) template comment.
+_TEMPLATE = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}|\{\{[^\n]*?\}\}", re.S)
+# Template actions that emit nothing.
+_CONTROL = re.compile(r"^(?:(?:if|else|end|range|with|define|block|break|continue)\b|/\*|\$\w*\s*:?=)")
+_MAX_RETRIES = 6  # lines blanked where the parser stops, before settling for a partial tree
+
+
+def has_launch_hint(text: str) -> bool:
+    """Whether `text` may hold a launch (`launch_server`, `sglang.cli`, the word
+    `serve`): a document without one costs a few substring searches."""
+    if "launch_server" in text or "sglang.cli" in text:
+        return True
+    at = text.find("serve")
+    while at != -1:
+        before = text[at - 1:at] if at else ""
+        after = text[at + 5:at + 6]
+        if not (before and (before.isalnum() or before in "_.-")) \
+                and not (after and (after.isalnum() or after in "_-")):
+            return True
+        at = text.find("serve", at + 5)
+    return False
+
+
+# --- nodes ------------------------------------------------------------------------------
+
+
+class Node:
+    """A YAML node with document offsets. `items` holds a sequence's nodes, or a
+    mapping's keys and values alternately; an alias points at its `target`."""
+
+    __slots__ = ("kind", "value", "style", "start", "end", "flow", "items", "target", "partial")
+
+    def __init__(self, kind: str, start: int, end: int, value: str | None = None,
+                 style: str | None = None, flow: bool = False):
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.value = value
+        self.style = style
+        self.flow = flow
+        self.items: list[Node] = []
+        self.target: Node | None = None
+        self.partial = False
+
+    def resolved(self) -> "Node":
+        node = self
+        for _ in range(50):
+            if node.kind != "alias" or node.target is None:
+                break
+            node = node.target
+        return node
+
+    def pairs(self) -> list[tuple["Node", "Node"]]:
+        it = self.items
+        return [(it[k], it[k + 1]) for k in range(0, len(it) - 1, 2)]
+
+    def get(self, key: str, _depth: int = 0) -> "Node | None":
+        """The value of `key` in a mapping, merge keys (`<<: *base`) included."""
+        merged = None
+        for k, v in self.pairs():
+            if k.kind == "scalar" and k.value == key:
+                return v
+            if k.kind == "scalar" and k.value == "<<" and _depth < 8:
+                for m in ([v] if v.resolved().kind == "map" else v.resolved().items):
+                    m = m.resolved()
+                    if m.kind == "map" and merged is None:
+                        merged = m.get(key, _depth + 1)
+        return merged
+
+    def keys(self) -> set[str]:
+        return {k.value for k, _ in self.pairs() if k.kind == "scalar" and k.value is not None}
+
+
+def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
+    """The documents of `text` as Nodes (offsets + base). On a YAML error, what was read
+    before it, with the collections still open marked `partial`."""
+    roots: list[Node] = []
+    stack: list[Node] = []
+    anchors: dict[str, Node] = {}
+    error = None
+
+    def add(node: Node) -> None:
+        if stack:
+            stack[-1].items.append(node)
+        else:
+            roots.append(node)
+
+    try:
+        for ev in yaml.parse(text, Loader=_LOADER):
+            cls = type(ev)
+            if cls is yaml.ScalarEvent:
+                node = Node("scalar", base + ev.start_mark.index, base + ev.end_mark.index,
+                            ev.value, ev.style or "")
+                if ev.anchor:
+                    anchors[ev.anchor] = node
+                add(node)
+            elif cls is yaml.SequenceStartEvent or cls is yaml.MappingStartEvent:
+                kind = "seq" if cls is yaml.SequenceStartEvent else "map"
+                node = Node(kind, base + ev.start_mark.index, base + ev.end_mark.index,
+                            flow=bool(ev.flow_style))
+                if ev.anchor:
+                    anchors[ev.anchor] = node
+                add(node)
+                stack.append(node)
+            elif cls is yaml.SequenceEndEvent or cls is yaml.MappingEndEvent:
+                node = stack.pop()
+                node.end = base + ev.end_mark.index
+            elif cls is yaml.AliasEvent:
+                node = Node("alias", base + ev.start_mark.index, base + ev.end_mark.index)
+                node.target = anchors.get(ev.anchor)
+                add(node)
+    except yaml.YAMLError as exc:
+        error = exc
+        at = _error_offset(exc, text)
+        for node in stack:
+            node.partial = True
+            node.end = base + at
+    return roots, error
+
+
+def _error_offset(exc: Exception, text: str) -> int:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return len(text)
+    index = getattr(mark, "index", None)
+    if isinstance(index, int) and 0 <= index <= len(text):
+        return index
+    return len(text)
+
+
+# --- preparing the text: templates, conflict markers, documents -------------------------
+
+
+@dataclass
+class Prepared:
+    """The document as the YAML parser sees it: the same length and line breaks as the
+    original, with template actions and merge-conflict markers blanked."""
+
+    text: str
+    unknown: list[tuple[int, int]] = field(default_factory=list)  # values the file does not fix
+    dropped: set[int] = field(default_factory=set)  # lines that are not YAML (and not script)
+    output: list[tuple[int, int]] = field(default_factory=list)  # dropped lines that may emit words
+    repeat: list[tuple[int, int]] = field(default_factory=list)  # inside {{ range }}: any count
+    bounds: list[int] = field(default_factory=list)  # extra document boundaries (line starts)
+
+    def is_unknown(self, start: int, end: int) -> bool:
+        return _overlaps(self.unknown, start, end)
+
+    def in_repeat(self, offset: int) -> bool:
+        # {{ range }} blocks nest, so these spans may overlap: a plain scan.
+        return any(s <= offset < e for s, e in self.repeat)
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) meets one of `spans` (sorted, disjoint)."""
+    i = bisect.bisect_left(spans, (end, end)) - 1
+    while i >= 0:
+        s, e = spans[i]
+        if e <= start:
+            return False  # disjoint and sorted: the earlier ones end earlier still
+        if s < end:
+            return True
+        i -= 1
+    return False
+
+
+def prepare(text: str, index: LineIndex) -> Prepared:
+    prep = Prepared(text)
+    if "<<<<<<<" not in text and "{{" not in text:
+        return prep
+    chars = list(text)
+
+    def blank_line(line: int, output: bool) -> None:
+        s, e = index.line_start(line), index.line_end(line)
+        for k in range(s, e):
+            if chars[k] not in "\r\n":
+                chars[k] = " "
+        prep.dropped.add(line)
+        if output:
+            prep.output.append((s, e))
+
+    if "<<<<<<<" in text:
+        # Merge conflicts: keep our side; blank the markers and their side.
+        state = None
+        for line in range(len(index.starts)):
+            s = index.line_start(line)
+            head = text[s:s + 8]
+            if head.startswith("<<<<<<<"):
+                state = "ours"
+                blank_line(line, False)
+            elif state and head.startswith("|||||||"):
+                state = "base"
+                blank_line(line, False)
+            elif state and head.startswith("======="):
+                state = "theirs"
+                blank_line(line, False)
+            elif state and head.startswith(">>>>>>>"):
+                state = None
+                blank_line(line, False)
+            elif state in ("base", "theirs"):
+                blank_line(line, False)
+
+    if "{{" in text:
+        stack: list[tuple[str, int]] = []  # (keyword, line start)
+        for m in _TEMPLATE.finditer(text):
+            s, e = m.start(), m.end()
+            if text[s - 1:s] == "$" and s > 0:
+                s -= 1  # GitHub `${{ ... }}`
+            first, last = index.line_of(s), index.line_of(e)
+            ls, le = index.line_start(first), index.line_end(last)
+            body = m.group(0)[2:-2].strip().lstrip("-").rstrip("-").strip()
+            control = bool(_CONTROL.match(body)) and not text[s] == "$"
+            word = body.split(None, 1)[0] if body else ""
+            only = _only_actions(text[ls:le])
+            if control:
+                if word in ("if", "with", "range", "define", "block"):
+                    stack.append((word, ls))
+                    if word == "define":
+                        prep.bounds.append(ls)
+                elif word == "end" and stack:
+                    kind, start = stack.pop()
+                    if kind == "range":
+                        prep.repeat.append((start, le))
+                    elif kind == "define":
+                        prep.bounds.append(index.line_start(min(last + 1, len(index.starts) - 1))
+                                           if last + 1 < len(index.starts) else len(text))
+            if only and text[s] != "$":
+                for line in range(first, last + 1):
+                    if line not in prep.dropped:
+                        blank_line(line, not control)
+                continue
+            # An expression inside a line: an unknown value, blanked to a plain word.
+            for k in range(s, e):
+                if chars[k] not in "\r\n":
+                    chars[k] = "_"
+            prep.unknown.append((s, e))
+    prep.text = "".join(chars)
+    prep.unknown.sort()
+    prep.output.sort()
+    prep.repeat.sort()
+    return prep
+
+
+def _only_actions(line: str) -> bool:
+    rest = _TEMPLATE.sub("", line)
+    return not rest.strip() and "{{" in line
+
+
+def _chunks(prep: Prepared, original: str) -> list[tuple[int, int]]:
+    """Document ranges: `---` lines, and Helm `define` blocks, start new ones."""
+    starts = {0}
+    starts.update(m.start() for m in _DOC_START.finditer(prep.text))
+    starts.update(b for b in prep.bounds if 0 <= b < len(original))
+    cuts = sorted(starts) + [len(original)]
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+_K8S_VAR = re.compile(r"\$\(([-._a-zA-Z][-._a-zA-Z0-9]*)\)")
+
+
+def k8s_value(s: str) -> tuple[str | None, str]:
+    """Kubernetes expands `$(VAR)` in command and args; `$$` is a literal `$`.
+    Returns (text, prefix): text None when the value depends on a variable."""
+    if "$" not in s:
+        return s, ""
+    out = []
+    i = 0
+    while i < len(s):
+        if s.startswith("$$", i):
+            out.append("$")
+            i += 2
+            continue
+        m = _K8S_VAR.match(s, i)
+        if m:
+            return None, "".join(out)
+        out.append(s[i])
+        i += 1
+    return "".join(out), ""
+
+
+_COMPOSE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def compose_interpolations(s: str) -> list[tuple[int, int]]:
+    """Where compose substitutes variables in `s` ([start, end) pairs), `$$` excluded."""
+    out = []
+    i = 0
+    while i < len(s):
+        if s[i] != "$":
+            i += 1
+            continue
+        if s.startswith("$$", i):
+            i += 2
+            continue
+        if s.startswith("${", i):
+            depth = 0
+            j = i + 1
+            while j < len(s):
+                if s[j] == "{":
+                    depth += 1
+                elif s[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append((i, min(j + 1, len(s))))
+            i = j + 1
+            continue
+        m = _COMPOSE_NAME.match(s, i + 1)
+        if m:
+            out.append((i, m.end()))
+            i = m.end()
+            continue
+        i += 1
+    return out
+
+
+def compose_value(s: str) -> tuple[str | None, str]:
+    if "$" not in s:
+        return s, ""
+    spans = compose_interpolations(s)
+    head = s[:spans[0][0]] if spans else s
+    head = head.replace("$$", "$")
+    return (None, head) if spans else (head, "")
+
+
+# --- writing YAML ---------------------------------------------------------------------------
+
+_PLAIN_OK = re.compile(r"^(?:-(?=\S)|[A-Za-z0-9_./])[A-Za-z0-9_./=+:@%-]*$")
+_WORD_OK = re.compile(r"^[A-Za-z0-9_./=+@%-][A-Za-z0-9_./=+:@%-]*$")
+
+
+def _resolves_to_itself(value: str) -> bool:
+    try:
+        return yaml.load(value, Loader=_LOADER) == value
+    except yaml.YAMLError:
+        return False
+
+
+def yaml_scalar(value: str, style: str = "") -> str:
+    """Source text of a list element whose value is the string `value`, in the quoting
+    style of its neighbour (`style`: '"', "'" or "" for plain): plain only when YAML reads
+    it back as that same string (in block and flow context), else quoted."""
+    if style not in ("'", '"') and _PLAIN_OK.match(value) and not value.endswith(":") \
+            and _resolves_to_itself(value):
+        return value
+    if style == "'" and value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
+    out = ['"']
+    for c in value:
+        if c == "\\":
+            out.append("\\\\")
+        elif c == '"':
+            out.append('\\"')
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) < 0xA0 or c in "\u2028\u2029\ufeff":
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
+def plain_word(value: str) -> str | None:
+    """A word written inside an existing scalar (a compose command string, a script in a
+    quoted scalar): only words that need no quoting in the shell or in YAML."""
+    if value and _WORD_OK.match(value) and not value.endswith(":"):
+        return value
+    return None
+
+
+# --- the host: editing lists and strings in a YAML document ----------------------------------
+
+
+@dataclass
+class Part:
+    """One place the words of a launch are written: a block or flow sequence (each word
+    an element), or a string split into words (`words`), or `fixed` (no edits)."""
+
+    kind: str  # "block", "flow", "words", "fixed"
+    spans: list[Span]  # the elements' spans (words: every word's span)
+    dashes: list[int | None] = field(default_factory=list)  # block: offset of each item's '-'
+    indent: int = 0  # block: column of the '-'
+
+
+class YamlHost:
+    name = "yaml"
+    quote_context = ""
+
+    def __init__(self, text: str, index: LineIndex, parts: list[Part]):
+        self.text = text
+        self.index = index
+        self.parts = parts
+        self._nl: str | None = None
+        self._where: dict[tuple[int, int], tuple[int, int]] = {}
+        for p, part in enumerate(parts):
+            for i, s in enumerate(part.spans):
+                self._where[(s.start, s.end)] = (p, i)
+
+    @property
+    def nl(self) -> str:
+        """The document's line break, for new lines."""
+        if self._nl is None:
+            self._nl = "\r\n" if "\r\n" in self.text else "\n"
+        return self._nl
+
+    def _find(self, token: Token) -> tuple[Part, int, int] | None:
+        hit = self._where.get((token.span.start, token.span.end))
+        if hit is None:
+            return None
+        p, i = hit
+        return self.parts[p], p, i
+
+    def quote(self, value: str) -> str | None:
+        # Used for text written inside an existing word (`--opt=VALUE`): plain only.
+        return plain_word(value)
+
+    def _write(self, part: Part, value: str, like: Token | None = None) -> str | None:
+        if part.kind in ("block", "flow"):
+            return yaml_scalar(value, like.raw[:1] if like is not None else "")
+        if part.kind == "words":
+            return plain_word(value)
+        return None
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        found = self._find(token)
+        if found is None:
+            return None
+        new = self._write(found[0], value, token)
+        return None if new is None else Edit(token.span, new)
+
+    def _join(self, part: Part, words: list[str], like: Token | None = None) -> str | None:
+        parts = [self._write(part, w, like) for w in words]
+        if any(p is None for p in parts):
+            return None
+        if part.kind == "block":
+            return (self.nl + " " * part.indent + "- ").join(parts)
+        if part.kind == "flow":
+            return ", ".join(parts)
+        return " ".join(parts)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        a, b = self._find(first), self._find(last)
+        if a is None or b is None or a[1] != b[1] or not words:
+            return None
+        new = self._join(a[0], words, first)
+        return None if new is None else Edit(Span(first.span.start, last.span.end), new)
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        found = self._find(token)
+        if found is None or not words:
+            return None
+        part = found[0]
+        new = self._join(part, words, token)
+        if new is None:
+            return None
+        if part.kind == "block":
+            line = self.index.line_of(max(token.span.start, token.span.end - 1))
+            at = self.index.line_end(line)
+            if self.text[at - 1:at] == "\r":
+                at -= 1
+            return Edit(Span(at, at), self.nl + " " * part.indent + "- " + new)
+        sep = ", " if part.kind == "flow" else " "
+        return Edit(Span(token.span.end, token.span.end), sep + new)
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        a, b = self._find(first), self._find(last)
+        if a is None or b is None:
+            return None
+        (pa, ia, ja), (pb, ib, jb) = (a[0], a[1], a[2]), (b[0], b[1], b[2])
+        if ia == ib:
+            return self._remove_in(pa, ja, jb)
+        if ia > ib:
+            return None
+        # Words from several lists (compose entrypoint + command): one edit that keeps
+        # the text between the lists.
+        pieces = [self._remove_in(pa, ja, len(pa.spans) - 1)]
+        for k in range(ia + 1, ib):
+            pieces.append(self._remove_in(self.parts[k], 0, len(self.parts[k].spans) - 1))
+        pieces.append(self._remove_in(pb, 0, jb))
+        if any(p is None for p in pieces):
+            return None
+        pieces.sort(key=lambda e: e.span.start)
+        for x, y in zip(pieces, pieces[1:]):
+            if x.span.end > y.span.start:
+                return None
+        out = [pieces[0].new_text]
+        for x, y in zip(pieces, pieces[1:]):
+            out.append(self.text[x.span.end:y.span.start])
+            out.append(y.new_text)
+        return Edit(Span(pieces[0].span.start, pieces[-1].span.end), "".join(out))
+
+    def _remove_in(self, part: Part, i: int, j: int) -> Edit | None:
+        spans = part.spans
+        if part.kind == "fixed" or not (0 <= i <= j < len(spans)):
+            return None
+        if part.kind == "words":
+            return remove_words(self.text, self.index, spans[i].start, spans[j].end)
+        if part.kind == "flow":
+            # With the comma before the elements (the line breaks after them stay), or,
+            # for the first elements, with the comma after them.
+            if i > 0:
+                return Edit(Span(spans[i - 1].end, spans[j].end), "")
+            if j + 1 < len(spans):
+                return Edit(Span(spans[i].start, spans[j + 1].start), "")
+            return Edit(Span(spans[i].start, spans[j].end), "")
+        # Block sequence: whole lines, from the first item's '-' to the end of the last
+        # item's line, when nothing else shares those lines.
+        dash = part.dashes[i]
+        start = dash if dash is not None else spans[i].start
+        index, text = self.index, self.text
+        ls = index.line_start(index.line_of(start))
+        end_line = index.line_of(max(spans[j].start, spans[j].end - 1))
+        le = index.line_end(end_line)
+        nxt = (part.dashes[j + 1] if j + 1 < len(spans) else None)
+        if not text[ls:start].strip() and (nxt is None or nxt > le):
+            return Edit(Span(ls, min(le + 1, len(text))), "")
+        stop = nxt if nxt is not None else spans[j].end
+        return Edit(Span(start, stop), "")
+
+
+class FixedHost:
+    """The host of a launch whose positions are not exact: nothing is edited."""
+
+    name = "yaml"
+    quote_context = "'"
+
+    def __init__(self, text: str, index: LineIndex):
+        self.text = text
+        self.index = index
+
+    def quote(self, value):
+        return None
+
+    def replace(self, token, value):
+        return None
+
+    def replace_words(self, first, last, words):
+        return None
+
+    def insert_after(self, token, words):
+        return None
+
+    def remove(self, first, last):
+        return None
+
+
+# --- reading a document -------------------------------------------------------------------------
+
+
+@dataclass
+class Ctx:
+    text: str  # the original document
+    index: LineIndex
+    prep: Prepared
+    mode: str = "k8s"  # "k8s" or "compose"
+    result: ExtractResult = field(default_factory=lambda: ExtractResult([], []))
+    seen: set[int] = field(default_factory=set)
+    scripts: set[int] = field(default_factory=set)  # scalars already read as scripts
+    merged: set[int] = field(default_factory=set)  # mappings merged into others (`<<: *x`)
+
+
+def _dash_before(text: str, start: int, limit: int) -> int | None:
+    """Offset of the '-' that introduces a block sequence item starting at `start`."""
+    i = start - 1
+    while i >= limit and text[i] in " \t\r\n":
+        i -= 1
+    if i >= limit and text[i] == "-" and (i == 0 or text[i - 1] in " \t\r\n"):
+        return i
+    return None
+
+
+def _item_token(ctx: Ctx, node: Node) -> Token:
+    """The word a list element gives the program, where the element is written."""
+    start, end = node.start, node.end
+    if node.kind == "scalar":
+        start = yamlpos.skip_properties(ctx.prep.text, node.start, node.end)
+        if node.style in ("|", ">"):
+            d = yamlpos.decode(ctx.prep.text, node.start, node.end, node.value or "")
+            if d.exact:
+                end = max(start + 1, d.end)
+    span = Span(start, max(start, end))
+    raw = ctx.text[span.start:span.end]
+    target = node.resolved()
+    if target.kind != "scalar" or target.value is None:
+        return Token(span, None, raw=raw)
+    value = target.value
+    text, prefix = compose_value(value) if ctx.mode == "compose" else k8s_value(value)
+    prep = ctx.prep
+    if prep.unknown and (prep.is_unknown(span.start, span.end)
+                         or (target is not node and prep.is_unknown(target.start, target.end))):
+        text, prefix = None, ""
+    splat = False
+    if prep.repeat and prep.in_repeat(span.start):
+        text, splat = None, True
+    return Token(span, text, prefix=prefix, splat=splat, raw=raw)
+
+
+def _seq_part(ctx: Ctx, seq: Node) -> tuple[Part, list[Token], list[Token]]:
+    """A sequence of strings as a Part: (part, its words with any unknown stretches the
+    template or error lines inside it stand for, one token per item)."""
+    items = [_item_token(ctx, item) for item in seq.items]
+    dashes = [None if seq.flow else _dash_before(ctx.text, item.start, seq.start)
+              for item in seq.items]
+    indent = 0
+    if not seq.flow:
+        first = next((d for d in dashes if d is not None), seq.start)
+        indent = first - ctx.index.line_start(ctx.index.line_of(first))
+    part = Part("flow" if seq.flow else "block", [t.span for t in items], dashes, indent)
+    tokens = items
+    hidden = _hidden_lines(ctx, seq.start, seq.end)
+    if hidden or seq.partial:
+        extra = [Token(Span(s, e), None, splat=True, raw="") for s, e in hidden]
+        if seq.partial:
+            extra.append(Token(Span(seq.end, seq.end), None, splat=True, raw=""))
+        tokens = sorted(items + extra, key=lambda t: (t.span.start, t.span.end))
+    return part, tokens, items
+
+
+def _hidden_lines(ctx: Ctx, start: int, end: int) -> list[tuple[int, int]]:
+    """Lines in [start, end) that a template (or a YAML error) hides and that may hold
+    words."""
+    out = ctx.prep.output
+    if not out:
+        return []
+    i = bisect.bisect_left(out, (start, start))
+    found = []
+    while i < len(out) and out[i][0] < end:
+        found.append(out[i])
+        i += 1
+    return found
+
+
+def _contains_marker(node: Node | None) -> bool:
+    if node is None:
+        return False
+    node = node.resolved()
+    if node.kind == "scalar":
+        return node.value is not None and "sglang" in node.value
+    if node.kind == "seq":
+        return any(_contains_marker(i) for i in node.items)
+    return False
+
+
+# --- compose command strings ------------------------------------------------------------------
+
+
+@dataclass
+class Word:
+    chars: list[tuple[str, int]]  # (character of the value, index in the string)
+    start: int  # [start, end): where the word is written in the string, quotes included
+    end: int
+    unknown: bool = False
+    prefix: str = ""
+    splat: bool = False
+
+    @property
+    def text(self) -> str | None:
+        return None if self.unknown else "".join(c for c, _ in self.chars)
+
+
+def compose_words(s: str) -> list[Word]:
+    """Split a compose `command`/`entrypoint` string into words. Compose first
+    substitutes variables (`$$` is a `$`), then splits like a shell without running
+    one: quotes and backslashes; `;`, `&`, `|`, `<`, `>` end what is read (the rest
+    becomes one unknown stretch). A word holding a substitution is unknown; an unquoted
+    word that is only a substitution may become any number of words."""
+    interp = compose_interpolations(s) if "$" in s else []
+    # (character, index, unknown?) after interpolation
+    seq: list[tuple[str, int, bool]] = []
+    k = 0
+    spans = iter(interp)
+    nxt = next(spans, None)
+    while k < len(s):
+        if nxt is not None and k == nxt[0]:
+            for j in range(nxt[0], nxt[1]):
+                seq.append((s[j], j, True))
+            k = nxt[1]
+            nxt = next(spans, None)
+            continue
+        if s.startswith("$$", k):
+            seq.append(("$", k, False))
+            k += 2
+            continue
+        seq.append((s[k], k, False))
+        k += 1
+    words: list[Word] = []
+    i, n = 0, len(seq)
+
+    def idx(p: int) -> int:
+        return seq[p][1] if p < n else len(s)
+
+    while i < n:
+        while i < n and seq[i][0] in " \t\r\n" and not seq[i][2]:
+            i += 1
+        if i >= n:
+            break
+        begin = i
+        w = Word([], idx(i), idx(i))
+        quoted = False
+        only_interp = True
+        stop = False
+        while i < n and not (seq[i][0] in " \t\r\n" and not seq[i][2]):
+            c, at, unk = seq[i]
+            if unk:
+                if not w.unknown:
+                    w.unknown, w.prefix = True, "".join(x for x, _ in w.chars)
+                w.chars.append((c, at))
+                i += 1
+                continue
+            only_interp = False
+            if c == "'":
+                quoted = True
+                i += 1
+                while i < n and seq[i][0] != "'":
+                    if seq[i][2] and not w.unknown:
+                        w.unknown, w.prefix = True, "".join(x for x, _ in w.chars)
+                    w.chars.append(seq[i][:2])
+                    i += 1
+                i += 1
+            elif c == '"':
+                quoted = True
+                i += 1
+                while i < n and seq[i][0] != '"':
+                    if seq[i][0] == "\\" and i + 1 < n and not seq[i][2]:
+                        i += 1
+                    if seq[i][2] and not w.unknown:
+                        w.unknown, w.prefix = True, "".join(x for x, _ in w.chars)
+                    w.chars.append(seq[i][:2])
+                    i += 1
+                i += 1
+            elif c == "\\" and i + 1 < n:
+                w.chars.append(seq[i + 1][:2])
+                i += 2
+            elif c in ";&|<>":
+                stop = True
+                break
+            else:
+                w.chars.append((c, at))
+                i += 1
+        if i > begin:
+            w.end = idx(min(i, n)) if i < n else len(s)
+            w.splat = w.unknown and only_interp and not quoted
+            words.append(w)
+        if stop:
+            words.append(Word([], idx(i), len(s), unknown=True, splat=True))
+            break
+    return words
+
+
+def _words_part(ctx: Ctx, node: Node) -> tuple[Part, list[Token], yamlpos.Decoded, list[Word]]:
+    """A compose `command`/`entrypoint` string: its words, where they are written."""
+    d = yamlpos.decode(ctx.prep.text, node.start, node.end, node.value or "")
+    words = compose_words(d.value)
+    tokens = []
+    for w in words:
+        span = Span(d.offset(w.start), d.offset(w.end)) if d.exact else Span(d.start, d.end)
+        text = w.text
+        if text is not None and ctx.prep.unknown and ctx.prep.is_unknown(span.start, span.end):
+            text = None
+        tokens.append(Token(span, text, prefix=w.prefix if text is None else "", splat=w.splat,
+                            raw=ctx.text[span.start:span.end] if d.exact else ""))
+    kind = "words" if d.exact else "fixed"
+    return Part(kind, [t.span for t in tokens]), tokens, d, words
+
+
+# --- containers and lists -----------------------------------------------------------------------
+
+
+def _container(ctx: Ctx, node: Node, first_key: str, second_key: str) -> set[int]:
+    """A Kubernetes container (command + args) or a compose service (entrypoint +
+    command): one launch from the words of both. Returns the ids of the nodes read."""
+    values = [v for v in (node.get(first_key), node.get(second_key)) if v is not None]
+    if not any(_contains_marker(v) for v in values):
+        return set()
+    parts: list[Part] = []
+    groups: list[list[Token]] = []  # the words of each part
+    tokens: list[Token] = []
+    # where each word comes from, for `bash -c SCRIPT`: (token, item node) or
+    # (token, (decoded string, word))
+    origin: dict[int, object] = {}
+    consumed: set[int] = set()
+    for value in values:
+        v = value.resolved()
+        if v.kind == "seq" and all(i.resolved().kind == "scalar" for i in v.items):
+            part, toks, items = _seq_part(ctx, v)
+            for item, tok in zip(v.items, items):
+                origin[id(tok)] = item
+        elif v.kind == "scalar" and ctx.mode == "compose":
+            part, toks, d, words = _words_part(ctx, v)
+            for w, tok in zip(words, toks):
+                origin[id(tok)] = (d, w)
+        else:
+            continue
+        consumed.update((id(v), id(value)))
+        parts.append(part)
+        groups.append(toks)
+        tokens.extend(toks)
+    if not tokens:
+        return consumed
+    hidden = [h for h in _hidden_lines(ctx, node.start, node.end)
+              if not any(t.splat and t.span.start == h[0] for t in tokens)]
+    if hidden:
+        stretch = Token(Span(*hidden[-1]), None, splat=True, raw="")
+        tokens.append(stretch)
+        groups[-1] = groups[-1] + [stretch]
+    if all(p.kind == "fixed" for p in parts):
+        host: object = FixedHost(ctx.text, ctx.index)
+    else:
+        host = YamlHost(ctx.text, ctx.index, parts)
+    env = _env(node)
+    if not _launch_or_script(ctx, tokens, host, origin, env) and len(parts) == 2:
+        # `command: [/entrypoint.sh]` + `args: [python3, -m, sglang.launch_server, ...]`:
+        # an entrypoint script that runs its arguments.
+        _launch_or_script(ctx, groups[1], host, origin, env)
+    return consumed
+
+
+def _launch_or_script(ctx: Ctx, tokens: list[Token], host, origin: dict, env: dict | None = None) -> bool:
+    """The launch these words start, or the launches in the script of `bash -c SCRIPT`.
+    Returns False when they are neither."""
+    real = [t for t in tokens if t.span.end > t.span.start or t.text is not None]
+    if not real:
+        return False
+    span = Span(min(t.span.start for t in real), max(t.span.end for t in real))
+    launch = launch_from_tokens(tokens, host, span, env)
+    if launch is not None:
+        ctx.result.launches.append(launch)
+        return True
+    at = script_word(tokens)
+    if at is None:
+        return False
+    if tokens[at].text == "--" and at + 1 < len(tokens):
+        at += 1  # `bash -c -- SCRIPT`
+    src = origin.get(id(tokens[at]))
+    if isinstance(src, Node):
+        _script(ctx, src)
+    elif isinstance(src, tuple):
+        d, w = src
+        if d.exact and not w.unknown and w.chars:
+            script = "".join(c for c, _ in w.chars)
+            table = [d.offset(i) for _, i in w.chars]
+            table.append(d.offset(w.chars[-1][1] + 1))
+            _run_script(ctx, script, table, "'", d.start, d.end)
+        elif w.chars:
+            _run_script(ctx, "".join(c for c, _ in w.chars), None, "'", d.start, d.end)
+    return True
+
+
+def _env(node: Node) -> dict:
+    """A container's `env` (Kubernetes) or a service's `environment` (compose)."""
+    env: dict[str, str | None] = {}
+    value = node.get("env") or node.get("environment")
+    if value is None:
+        return env
+    value = value.resolved()
+    if value.kind == "seq":
+        for item in value.items:
+            item = item.resolved()
+            if item.kind == "map":
+                name, val = item.get("name"), item.get("value")
+                if name is not None and name.resolved().kind == "scalar":
+                    v = val.resolved() if val is not None else None
+                    env[name.resolved().value or ""] = v.value if v is not None and v.kind == "scalar" else None
+            elif item.kind == "scalar" and item.value and "=" in item.value:
+                k, v = item.value.split("=", 1)
+                env[k] = v
+    elif value.kind == "map":
+        for k, v in value.pairs():
+            v = v.resolved()
+            if k.kind == "scalar":
+                env[k.value or ""] = v.value if v.kind == "scalar" else None
+    return env
+
+
+def _sequence(ctx: Ctx, seq: Node) -> bool:
+    """A list of strings outside a container: an argv that starts a launch, `bash -c`,
+    or else a list of scripts (GitLab `script:`). Returns True when it was read."""
+    if not all(i.resolved().kind == "scalar" for i in seq.items) or not _contains_marker(seq):
+        return False
+    part, tokens, items = _seq_part(ctx, seq)
+    origin = {id(tok): item for item, tok in zip(seq.items, items)}
+    if _launch_or_script(ctx, tokens, YamlHost(ctx.text, ctx.index, [part]), origin):
+        return True
+    for item in seq.items:
+        _script(ctx, item)
+    return True
+
+
+# --- scripts --------------------------------------------------------------------------------
+
+
+def _script(ctx: Ctx, node: Node) -> None:
+    """A string holding a shell script."""
+    node = node.resolved()
+    if node.kind != "scalar" or not node.value or "sglang" not in node.value or id(node) in ctx.scripts:
+        return
+    ctx.scripts.add(id(node))
+    d = yamlpos.decode(ctx.prep.text, node.start, node.end, node.value)
+    if not d.exact:
+        _run_script(ctx, d.value, None, "'", d.start, d.end)
+        return
+    # A literal block's lines are the document's lines: line-based shell edits work
+    # there. Elsewhere only plain words are written.
+    quote = "" if d.style == "|" else "'"
+    script, table = d.value, d.table
+    if ctx.mode == "compose" and "$$" in script:
+        # Compose turns `$$` into `$` before the shell sees the script.
+        chars, offs = [], []
+        i = 0
+        while i < len(script):
+            chars.append(script[i])
+            offs.append(table[i])
+            i += 2 if script.startswith("$$", i) else 1
+        script, table = "".join(chars), offs + [table[-1]]
+    _run_script(ctx, script, table, quote, d.start, d.end, literal=d.style == "|")
+
+
+def _run_script(ctx: Ctx, script: str, table: list[int] | None, quote: str, start: int, end: int,
+                literal: bool = False) -> None:
+    if table is None:
+        # Positions inside this scalar are not known exactly: everything found in it
+        # covers the whole scalar, and nothing is edited.
+        res = script_launches(script, [start] * len(script) + [end], 0, ctx.text, ctx.index, "'")
+        whole = Span(start, end)
+        host = FixedHost(ctx.text, ctx.index)
+        for launch in res.launches:
+            for t in [launch.entry] + launch.tokens:
+                t.span = whole
+                t.raw = ""  # nothing inside the token is located either
+            launch.span = whole
+            launch.host = host
+        for f in res.findings:
+            f.span = whole
+            f.fixes = []
+            for r in f.related:
+                r.span = whole
+        _collect(ctx, res)
+        return
+    if ctx.prep.dropped:
+        script, table = _drop_lines(ctx, script, table, literal)
+    if ctx.prep.unknown:
+        script = _mask_unknown(ctx, script, table)
+    res = script_launches(script, table, 0, ctx.text, ctx.index, quote)
+    if not literal:
+        # The script's lines are not the document's lines (YAML folds them): what the
+        # shell reader proposes about line continuations would not hold here.
+        for f in res.findings:
+            f.fixes = []
+    _collect(ctx, res)
+
+
+def _drop_lines(ctx: Ctx, script: str, table: list[int], literal: bool) -> tuple[str, list[int]]:
+    """Leave out of a script the lines that are not part of it: template actions and
+    merge-conflict markers go; a line that a template fills (or the parser could not
+    read) becomes one unknown word."""
+    index, prep = ctx.index, ctx.prep
+    lo, hi = index.line_of(min(table)), index.line_of(max(table))
+    if not any(lo <= ln <= hi for ln in prep.dropped):
+        return script, table
+    outputs = {index.line_of(s) for s, _ in prep.output}
+    chars: list[str] = []
+    offs: list[int] = []
+    prev_line = -1
+    for c, o in zip(script, table):
+        line = index.line_of(o)
+        if line not in prep.dropped:
+            chars.append(c)
+            offs.append(o)
+            prev_line = -1
+            continue
+        if line == prev_line:
+            continue
+        prev_line = line
+        stand_in = "${_}" if line in outputs else ""
+        stand_in = stand_in + "\n" if literal and stand_in else (" " + stand_in + " " if not literal else "")
+        for ch in stand_in:
+            chars.append(ch)
+            offs.append(index.line_start(line))
+    offs.append(table[-1])
+    return "".join(chars), offs
+
+
+def _mask_unknown(ctx: Ctx, script: str, table: list[int]) -> str:
+    """Template expressions in a script become shell expansions of the same length, so
+    that the shell reader sees an unknown value there."""
+    spans = ctx.prep.unknown
+    if not script or not _overlaps(spans, min(table), max(table) + 1):
+        return script
+    chars = list(script)
+    i, n = 0, len(chars)
+    while i < n:
+        o = table[i]
+        k = bisect.bisect_right(spans, (o, float("inf"))) - 1
+        if k >= 0 and spans[k][0] <= o < spans[k][1]:
+            j = i
+            while j < n and spans[k][0] <= table[j] < spans[k][1]:
+                j += 1
+            length = j - i
+            if length >= 4:
+                chars[i:j] = list("${" + "_" * (length - 3) + "}")
+            elif length >= 2:
+                chars[i:j] = list("$" + "_" * (length - 1))
+            i = j
+        else:
+            i += 1
+    return "".join(chars)
+
+
+def _collect(ctx: Ctx, res: ExtractResult) -> None:
+    ctx.result.launches.extend(res.launches)
+    ctx.result.findings.extend(res.findings)
+
+
+# --- walking the tree -------------------------------------------------------------------------
+
+
+def walk(ctx: Ctx, node: Node, depth: int = 0) -> None:
+    if node is None or id(node) in ctx.seen or depth > 200:
+        return
+    ctx.seen.add(id(node))
+    if node.kind == "alias":
+        return  # read where it is defined
+    if node.kind == "scalar":
+        if node.value and "sglang" in node.value:
+            _script(ctx, node)
+        return
+    if node.kind == "seq":
+        if not _sequence(ctx, node):
+            for item in node.items:
+                walk(ctx, item, depth + 1)
+        return
+    if id(node) in ctx.merged:
+        return  # read as part of the mappings that merge it
+    consumed: set[int] = set()
+    keys = node.keys()
+    if ctx.mode == "compose" and ("command" in keys or "entrypoint" in keys):
+        consumed = _container(ctx, node, "entrypoint", "command")
+    elif ("command" in keys or "args" in keys) and _is_container(node):
+        consumed = _container(ctx, node, "command", "args")
+    for _, v in node.pairs():
+        if id(v) in consumed or id(v.resolved()) in consumed:
+            ctx.seen.add(id(v))
+            continue
+        walk(ctx, v, depth + 1)
+
+
+def _is_container(node: Node) -> bool:
+    """`command`/`args` given as lists: a container (Kubernetes, Argo, LeaderWorkerSet...)."""
+    for key in ("command", "args"):
+        v = node.get(key)
+        if v is not None and v.resolved().kind == "seq":
+            return True
+    return False
+
+
+def _merge_sources(root: Node) -> set[int]:
+    """Mappings that other mappings merge (`<<: *base`): their keys are read there."""
+    out: set[int] = set()
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node.kind in ("scalar", "alias"):
+            continue
+        seen.add(id(node))
+        if node.kind == "map":
+            for k, v in node.pairs():
+                if k.kind == "scalar" and k.value == "<<":
+                    r = v.resolved()
+                    for m in ([r] if r.kind == "map" else r.items if r.kind == "seq" else []):
+                        if m.resolved().kind == "map":
+                            out.add(id(m.resolved()))
+        stack.extend(node.items)
+    return out
+
+
+def _document_mode(root: Node) -> str:
+    r = root.resolved()
+    if r.kind == "map" and "services" in r.keys() and "apiVersion" not in r.keys():
+        return "compose"
+    return "k8s"
+
+
+# --- the format -------------------------------------------------------------------------------
+
+
+def extract(text: str, index: LineIndex, path: str | None = None, settings=None) -> ExtractResult:
+    result = ExtractResult([], [])
+    if "sglang" not in text or not has_launch_hint(text):
+        return result
+    prep = prepare(text, index)
+    for start, end in _chunks(prep, text):
+        piece = text[start:end]
+        if "sglang" not in piece or not has_launch_hint(piece):
+            continue
+        _read_chunk(text, index, prep, start, end, result)
+    _unknown_pass(prep, result)
+    # The same words reached twice (an alias of an anchored list) are one launch.
+    unique, keys = [], set()
+    for launch in result.launches:
+        key = (launch.entry.span.start, launch.entry.span.end,
+               tuple((t.span.start, t.span.end) for t in launch.tokens))
+        if key not in keys:
+            keys.add(key)
+            unique.append(launch)
+    result.launches = unique
+    result.launches.sort(key=lambda l: l.span.start)
+    result.findings.sort(key=lambda f: (f.span.start, f.code))
+    return result
+
+
+def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: int,
+                result: ExtractResult) -> None:
+    chunk = prep.text[start:end]
+    roots, error = compose(chunk, start)
+    tried: set[int] = set()
+    for _ in range(_MAX_RETRIES):
+        if error is None:
+            break
+        at = start + _error_offset(error, chunk)
+        line = index.line_of(min(at, len(text) - 1 if text else 0))
+        if line in tried:
+            break
+        tried.add(line)
+        ls, le = index.line_start(line), index.line_end(line)
+        if ls < start or le > end:
+            break
+        # Blank the line the parser stopped at; what it held is unknown.
+        blanked = "".join(c if c in "\r\n" else " " for c in prep.text[ls:le])
+        prep.text = prep.text[:ls] + blanked + prep.text[le:]
+        prep.dropped.add(line)
+        bisect.insort(prep.output, (ls, le))
+        chunk = prep.text[start:end]
+        roots, error = compose(chunk, start)
+    for root in roots:
+        ctx = Ctx(text, index, prep, _document_mode(root), result)
+        ctx.merged = _merge_sources(root)
+        walk(ctx, root)
+    if error is not None:
+        # Past the point the parser could not read: the shell lines of block scalars
+        # (their lines are the document's lines) are still found.
+        at = start + _error_offset(error, chunk)
+        ls = index.line_start(index.line_of(min(at, max(len(text) - 1, 0))))
+        rest = prep.text[ls:end]
+        if "sglang" in rest:
+            res = script_launches(rest, None, ls, text, index, "'")
+            result.launches.extend(res.launches)
+            result.findings.extend(res.findings)
+
+
+def _unknown_pass(prep: Prepared, result: ExtractResult) -> None:
+    """Every word written over a template expression is unknown, whatever quoting
+    surrounds it; words inside `{{ range }}` may occur any number of times."""
+    if not prep.unknown and not prep.repeat:
+        return
+    for launch in result.launches:
+        for t in [launch.entry] + launch.tokens:
+            if t.text is not None and prep.is_unknown(t.span.start, t.span.end):
+                t.text = None
+                t.prefix = ""
+            if prep.repeat and t.text is not None and prep.in_repeat(t.span.start) and t is not launch.entry:
+                t.text = None
+                t.splat = True
+
+
+YAML_SUFFIXES = (".yaml", ".yml")
+TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".gotmpl", ".j2", ".jinja", ".jinja2")
+YAML_LANGUAGES = {"yaml", "dockercompose", "helm", "github-actions-workflow", "azure-pipelines",
+                  "ansible", "yaml-textmate"}
+_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?=[ \t]|$)", re.M)
+_CONTENT = [
+    re.compile(r"^apiVersion:[ \t]*\S.*\n(?:.*\n)*?kind:[ \t]*\S|^kind:[ \t]*\S.*\n(?:.*\n)*?apiVersion:[ \t]*\S", re.M),
+    re.compile(r"^services:[ \t]*(?:#.*)?$", re.M),
+    re.compile(r"^jobs:[ \t]*(?:#.*)?$(?:.*\n)*?.*\b(?:runs-on|steps|script|stage):", re.M),
+    re.compile(r"^(?:run|setup):[ \t]*[|>]", re.M),
+    re.compile(r"^stages:[ \t]*(?:#.*)?$", re.M),
+    re.compile(r"^\{\{-?\s*define\b", re.M),
+]
+
+
+def _looks_like_yaml(head: str) -> bool:
+    if head.startswith("#!"):
+        return False
+    return any(p.search(head) for p in _CONTENT)
+
+
+def _looks_like_sglang_config(head: str) -> bool:
+    """Top-level keys that are mostly SGLang option names: a `--config` file."""
+    keys = [k for k in _KEY.findall(head)]
+    if not keys:
+        return False
+    try:
+        from servelint.catalog import load_catalog
+        catalog = load_catalog()
+    except Exception:
+        return False
+    known = sum(1 for k in keys if catalog.lookup("--" + k) is not None
+                or catalog.by_dest.get(k.replace("-", "_")) is not None)
+    return known * 2 >= len(keys)
+
+
+def detect(path: str | None, language_id: str | None, text: str) -> bool:
+    head = text[:8192]
+    suffix = ""
+    if path:
+        base = os.path.basename(path).lower()
+        suffix = os.path.splitext(base)[1]
+        if base.endswith(YAML_SUFFIXES) or any(base.endswith(y + t) for y in YAML_SUFFIXES
+                                               for t in TEMPLATE_SUFFIXES):
+            return not _config_without_launch(head, text)
+    if language_id in YAML_LANGUAGES:
+        return not _config_without_launch(head, text)
+    if language_id not in (None, "", "plaintext"):
+        return False
+    if path and suffix not in ("",) + TEMPLATE_SUFFIXES:
+        return False
+    return _looks_like_yaml(head)
+
+
+def _config_without_launch(head: str, text: str) -> bool:
+    if "sglang" in text and has_launch_hint(text):
+        return False
+    if _looks_like_yaml(head):
+        return False
+    return _looks_like_sglang_config(head)
+
+
+def _format():
+    from servelint.extract import Format
+    return Format("yaml", 30, detect, extract)
+
+
+FORMAT = _format()
