@@ -155,6 +155,14 @@ def test_python_exec_and_spawn_forms():
     assert '"--tpp", "2"' not in removed
 
 
+def test_python_shlex_split_and_str_split():
+    text = ('import shlex, subprocess\n'
+            'subprocess.Popen(shlex.split("python -m sglang.launch_server --model-path m --tpp 2"))\n'
+            'subprocess.Popen("python -m sglang.launch_server --model-path m --tqq 2".split())\n')
+    found = lint(text, path="a.py").findings
+    assert [(f.code, text[f.span.start:f.span.end]) for f in found] == [("SL001", "--tpp"), ("SL001", "--tqq")]
+
+
 def test_python_strings_not_run_are_not_launches():
     text = ('HELP = "python -m sglang.launch_server --model-path m --bogus"\n'
             'def f():\n    """Run: python -m sglang.launch_server --tp_size 2"""\n')
@@ -450,6 +458,12 @@ def test_markdown_python_and_dockerfile_fences():
         assert new.count("```") == text.count("```")
     new = apply_edits(text, found[0].fixes[-1].edits)
     assert "  llm = sgl.Engine(model_path='m')\n" in new
+
+
+def test_markdown_fence_in_block_quote():
+    text = "> Note:\n>\n> ```bash\n> python -m sglang.launch_server --model-path m --tpp 2\n> ```\n"
+    (f,) = lint(text, path="a.md").findings
+    assert (f.code, text[f.span.start:f.span.end]) == ("SL001", "--tpp")
 
 
 def test_markdown_unclosed_quote_does_not_swallow_the_next_block():

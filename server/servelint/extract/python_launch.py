@@ -787,32 +787,65 @@ class _Extractor:
         self.augmented: set[str] = set()  # names with `+=`
         self.done: set[int] = set()  # ids of nodes already read
         self.parents: dict[int, ast.AST] = {}
+        self.calls: list = []
+        self.binops: list = []
+        self.lists: list = []
 
     # names ---------------------------------------------------------------------
 
     def collect(self) -> None:
-        for node in ast.walk(self.tree):
-            for child in ast.iter_child_nodes(node):
-                self.parents[id(child)] = node
-            if isinstance(node, ast.Import):
+        """One pass over the tree: parents, imports, assignments, and the calls, `+`
+        expressions and list literals to read."""
+        parents = self.parents
+        calls, binops, lists = self.calls, self.binops, self.lists
+        AST = ast.AST
+        Call, BinOp, List, Tuple = ast.Call, ast.BinOp, ast.List, ast.Tuple
+        Import, ImportFrom, Assign = ast.Import, ast.ImportFrom, ast.Assign
+        AnnAssign, AugAssign, Name = ast.AnnAssign, ast.AugAssign, ast.Name
+        stack = [self.tree]
+        while stack:
+            node = stack.pop()
+            for name in node._fields:
+                if name == "ctx" or name == "op":
+                    continue
+                v = getattr(node, name, None)
+                if type(v) is list:
+                    for x in v:
+                        if isinstance(x, AST):
+                            parents[id(x)] = node
+                            stack.append(x)
+                elif isinstance(v, AST):
+                    parents[id(v)] = node
+                    stack.append(v)
+            t = type(node)
+            if t is Call:
+                calls.append(node)
+            elif t is BinOp:
+                binops.append(node)
+            elif t is List or t is Tuple:
+                lists.append(node)
+            elif t is Assign:
+                for tg in node.targets:
+                    if type(tg) is Name:
+                        self.assigned.setdefault(tg.id, []).append((node.value, node))
+            elif t is Import:
                 for a in node.names:
                     if a.asname:
                         self.aliases[a.asname] = a.name
                     else:
                         top = a.name.split(".")[0]
                         self.aliases.setdefault(top, top)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for a in node.names:
-                    if a.name != "*":
-                        self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-            elif isinstance(node, ast.Assign):
-                for t in node.targets:
-                    if isinstance(t, ast.Name):
-                        self.assigned.setdefault(t.id, []).append((node.value, node))
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                self.assigned.setdefault(node.target.id, []).append((node.value, node))
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                self.augmented.add(node.target.id)
+            elif t is ImportFrom:
+                if node.module and not node.level:
+                    for a in node.names:
+                        if a.name != "*":
+                            self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif t is AnnAssign:
+                if type(node.target) is Name:
+                    self.assigned.setdefault(node.target.id, []).append((node.value, node))
+            elif t is AugAssign:
+                if type(node.target) is Name:
+                    self.augmented.add(node.target.id)
 
     def dotted(self, func) -> str | None:
         parts = []
@@ -1377,8 +1410,7 @@ class _Extractor:
 
     def run(self) -> None:
         self.collect()
-        calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
-        calls.sort(key=lambda n: (n.lineno, n.col_offset))
+        calls = sorted(self.calls, key=lambda n: (n.lineno, n.col_offset))
         for call in calls:
             try:
                 self.call(call)
@@ -1386,14 +1418,14 @@ class _Extractor:
                 import logging
                 logging.getLogger(__name__).debug("python call skipped", exc_info=True)
         # Concatenations and list literals not read through a call.
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and \
+        for node in self.binops:
+            if isinstance(node.op, ast.Add) and \
                     id(node) not in self.done and \
                     not isinstance(self.parents.get(id(node)), ast.BinOp) and \
                     self._launchy(self._leftmost(node)):
                 self.argv(node)
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.List, ast.Tuple)) and id(node) not in self.done and \
+        for node in sorted(self.lists, key=lambda n: (n.lineno, n.col_offset)):
+            if id(node) not in self.done and \
                     self._launchy(node):
                 parent = self.parents.get(id(node))
                 if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and \
