@@ -306,15 +306,20 @@ def find_entry(tokens: list[Token]) -> tuple[str, int] | None:
 
 
 def find_shell_script(tokens: list[Token]) -> int | None:
-    """Index of the script word of `bash -c '...'` (behind any wrapper), or None."""
+    """Index of the script word of `bash -c '...'` (behind any wrapper), or None.
+    `bash -c -- SCRIPT` takes the word after `--`."""
     for i, tok in enumerate(tokens[:-1]):
         if tok.text is not None and basename(tok.text) in SHELLS:
-            for j in range(i + 1, len(tokens) - 1):
+            seen_c = False
+            for j in range(i + 1, len(tokens)):
                 opt = tokens[j].text
+                if seen_c and opt == "--":
+                    return j + 1 if j + 1 < len(tokens) else None
                 if opt is None or not opt.startswith("-"):
-                    break
+                    return j if seen_c else None
                 if not opt.startswith("--") and "c" in opt[1:]:
-                    return j + 1
+                    seen_c = True
+            return None
     return None
 
 

@@ -44,7 +44,10 @@ def fix_edits(parsed: ParsedLaunch, fx: RuleFix, anchor: Use | None = None) -> l
             if not uses:
                 continue
             for u in uses:
-                edits.append(host.remove(u.token, launch.tokens[u.last_index]))
+                edit = host.remove(u.token, launch.tokens[u.last_index])
+                if edit is None:
+                    return None  # the host cannot remove it cleanly: no fix rather than a bad one
+                edits.append(edit)
         elif e.op == "add" or (e.op == "set" and not uses):
             if uses and e.op == "add":
                 continue
