@@ -428,7 +428,6 @@ def test_detect_notebook():
 
 
 def test_python_cells_go_to_the_python_extractor():
-    pytest.importorskip("servelint.extract.python_launch")
     text = _nb('from sglang.utils import launch_server_cmd\n'
                'server_process, port = launch_server_cmd(\n'
                '    """\n'

@@ -125,9 +125,14 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         if config_file is not None:
             findings[start:] = settle_foreign(findings[start:], config_file)
     out = []
+    seen: set[tuple] = set()
     for f in findings:
         if not settings.wants(f.code):
             continue
+        key = (f.code, f.span.start, f.span.end, f.message)
+        if key in seen:
+            continue  # the same words reached twice (a Docker stage inheriting an ENTRYPOINT)
+        seen.add(key)
         if f.code in settings.severity:
             f.severity = settings.severity[f.code]
         out.append(f)
