@@ -309,3 +309,27 @@ def test_bundled_rule_examples_behave():
                 assert rule.code not in codes(f"python3 -m sglang.launch_server --model-path m {ex}\n"), (rule.code, ex)
                 n += 1
     assert n >= 14
+
+
+@pytest.mark.parametrize("raw,args,gpu,want", [
+    ({"option": "--tp-size", "divisibleBy": {"option": "--dp-size"}}, "--tp-size 4 --dp-size 2", None, True),
+    ({"option": "--tp-size", "divisibleBy": {"option": "--dp-size"}}, "--tp-size 4 --dp-size 3", None, False),
+    ({"option": "--tp-size", "divisibleBy": {"option": "--dp-size"}}, "--tp-size 4 --dp-size $DP", None, None),
+    ({"option": "--tp-size", "divisibleBy": 2}, "", None, False),          # default 1
+    ({"option": "--dp-size", "gt": {"option": "--tp-size"}}, "--dp-size 4", None, True),
+    ({"option": "--dp-size", "le": {"option": "--tp-size"}}, "--dp-size 2 --tp-size 2", None, True),
+    ({"gpu": ["sm100"]}, "", None, None),                                  # not said: unknown
+    ({"gpu": ["sm100"]}, "", "sm100", True),
+    ({"gpu": "sm100"}, "", "sm90", False),
+])
+def test_relations_and_gpu(raw, args, gpu, want):
+    p = parse(args)
+    p.gpu = gpu
+    assert evaluate(cond(raw), p) is want
+
+
+def test_relation_errors():
+    with pytest.raises(ConditionError, match="compare with"):
+        cond({"option": "--tp-size", "in": {"option": "--dp-size"}})
+    with pytest.raises(ConditionError, match="expected GPU generations"):
+        cond({"gpu": ["h100"]})

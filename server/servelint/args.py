@@ -70,6 +70,7 @@ class ParsedLaunch:
     problems: list[Problem]
     uncertain: bool  # a word the file does not fix may hold any option
     help: bool = False  # `--help`: argparse prints help and exits, nothing else matters
+    gpu: str | None = None  # the target GPU generation, when the user has said (setting `gpu`)
 
     def uses_of(self, dest: str) -> list[Use]:
         return [u for u in self.uses if u.option.dest == dest]

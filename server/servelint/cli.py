@@ -73,6 +73,7 @@ def cmd_check(args) -> int:
     if args.sglang_version:
         settings.sglang_version = args.sglang_version
     settings.rule_packs = list(args.rules or [])
+    settings.gpu = args.gpu
     settings.project_rules = not args.no_project_rules
     threshold = Severity.parse(args.fail_on)
     errors: list[str] = []
@@ -200,6 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--select", help="only these codes or prefixes (comma separated)")
     c.add_argument("--ignore", help="skip these codes or prefixes (comma separated)")
     c.add_argument("--sglang-version", default=None)
+    from servelint.rules.condition import GPUS
+    c.add_argument("--gpu", choices=GPUS, default=None,
+                   help="the GPU generation the launches run on (rules that depend on it stay "
+                        "silent without it)")
     c.add_argument("--fix", action="store_true", help="apply every safe fix in place")
     c.add_argument("--rules", action="append", metavar="PACK",
                    help="an extra rule pack file or folder (repeatable)")

@@ -20,6 +20,7 @@ class Settings:
     max_file_bytes: int = MAX_FILE_BYTES
     rule_packs: list[str] = field(default_factory=list)
     project_rules: bool = True  # read .servelint/rules (off in untrusted workspaces)
+    gpu: str | None = None  # target GPU generation (sm90, sm100, ...); None: not said
 
     def wants(self, code: str) -> bool:
         if self.select and not any(code.startswith(s) for s in self.select):
@@ -56,6 +57,13 @@ class Settings:
                     s.severity[str(code).upper()] = Severity.parse(str(level))
                 except KeyError:
                     errors.append(f"servelint.severity.{code}: unknown severity {level!r}")
+        gpu = raw.get("gpu")
+        if gpu not in (None, "", "auto", "unknown"):
+            from servelint.rules.condition import GPUS
+            if gpu in GPUS:
+                s.gpu = gpu
+            else:
+                errors.append(f"servelint.gpu: {gpu!r} is not one of {', '.join(GPUS)}")
         packs = raw.get("rulePacks")
         if packs is not None:
             if isinstance(packs, list) and all(isinstance(x, str) for x in packs):

@@ -85,8 +85,9 @@ def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
     return None
 
 
-def apply_rules(parsed: ParsedLaunch, rules: list[Rule]) -> list[Finding]:
+def apply_rules(parsed: ParsedLaunch, rules: list[Rule], gpu: str | None = None) -> list[Finding]:
     out = []
+    parsed.gpu = gpu
     for rule in rules:
         if evaluate(rule.condition, parsed) is not True:
             continue

@@ -8,7 +8,11 @@ A condition is data (JSON or YAML), never code:
     present: --flag           the option is written in the launch (any spelling)
     absent: --flag            it is not
     {option: --flag, eq: v}   its effective value equals v (also: ne, in, notIn,
-                              gt, ge, lt, le, truthy)
+                              gt, ge, lt, le, truthy, divisibleBy)
+    {option: --a, gt: {option: --b}}
+                              compared with another option's effective value
+    gpu: [sm90, sm100]        the target GPU generation (the `gpu` setting) is one of
+                              these; unknown when the user has not said
 
 The effective value of an option is the last value written for it (as SGLang's type
 conversion reads it), or, when it is not written, the default in the flag catalog.
@@ -26,7 +30,8 @@ from servelint.catalog import Catalog, Option
 from servelint.valuetypes import convert
 
 UNKNOWN = None
-COMPARE_OPS = ("eq", "ne", "in", "notIn", "gt", "ge", "lt", "le", "truthy")
+COMPARE_OPS = ("eq", "ne", "in", "notIn", "gt", "ge", "lt", "le", "truthy", "divisibleBy")
+GPUS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
 
 
 class ConditionError(ValueError):
@@ -59,7 +64,12 @@ class Compare:
     option: Option
     name: str
     op: str
-    value: Any
+    value: Any  # a literal, or an Option to compare with
+
+
+@dataclass(frozen=True)
+class Gpu:
+    gens: tuple
 
 
 def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any:
@@ -75,6 +85,12 @@ def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any
         return All(parsed) if key == "all" else Any_(parsed)
     if keys == {"not"}:
         return Not(parse_condition(raw["not"], catalog, f"{where}.not"))
+    if keys == {"gpu"}:
+        gens = raw["gpu"]
+        gens = [gens] if isinstance(gens, str) else gens
+        if not isinstance(gens, list) or not gens or any(g not in GPUS for g in gens):
+            raise ConditionError(f"{where}.gpu: expected GPU generations among {', '.join(GPUS)}")
+        return Gpu(tuple(gens))
     if keys in ({"present"}, {"absent"}):
         key = next(iter(keys))
         opt = _option(raw[key], catalog, f"{where}.{key}")
@@ -89,9 +105,15 @@ def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any
         op = next(iter(ops))
         opt = _option(raw["option"], catalog, f"{where}.option")
         value = raw[op]
+        if isinstance(value, dict):
+            if set(value) != {"option"} or op in ("in", "notIn", "truthy"):
+                raise ConditionError(f"{where}.{op}: compare with {{option: --flag}} or a literal")
+            value = _option(value["option"], catalog, f"{where}.{op}.option")
+            return Compare(opt, raw["option"], op, value)
         if op in ("in", "notIn") and not isinstance(value, list):
             raise ConditionError(f"{where}.{op}: expected a list of values")
-        if op in ("gt", "ge", "lt", "le") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        if op in ("gt", "ge", "lt", "le", "divisibleBy") and (
+                isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ConditionError(f"{where}.{op}: expected a number, got {value!r}")
         if op == "truthy" and not isinstance(value, bool):
             raise ConditionError(f"{where}.truthy: expected true or false")
@@ -120,8 +142,13 @@ def options_of(cond: Any) -> list[Option]:
                 walk(x)
         elif isinstance(c, Not):
             walk(c.item)
-        elif c.option not in out:
-            out.append(c.option)
+        elif isinstance(c, Gpu):
+            return
+        else:
+            if c.option not in out:
+                out.append(c.option)
+            if isinstance(c, Compare) and isinstance(c.value, Option) and c.value not in out:
+                out.append(c.value)
 
     walk(cond)
     return out
@@ -193,10 +220,18 @@ def evaluate(cond: Any, parsed) -> bool | None:
         if parsed.uses_of(cond.option.dest):
             return True
         return None if parsed.uncertain else False
+    if isinstance(cond, Gpu):
+        gpu = getattr(parsed, "gpu", None)
+        return None if gpu is None else gpu in cond.gens
     known, value = effective_value(parsed, cond.option)
     if not known:
         return None
-    return _compare(cond.op, value, cond.value)
+    target = cond.value
+    if isinstance(target, Option):
+        known, target = effective_value(parsed, target)
+        if not known:
+            return None
+    return _compare(cond.op, value, target)
 
 
 def _same(a, b) -> bool:
@@ -218,6 +253,11 @@ def _compare(op: str, value, target) -> bool | None:
         return not any(_same(value, t) for t in target)
     if op == "truthy":
         return bool(value) == target
+    if op == "divisibleBy":
+        if (isinstance(value, bool) or isinstance(target, bool) or not isinstance(value, int)
+                or not isinstance(target, int) or target == 0):
+            return None
+        return value % target == 0
     if value is None or isinstance(value, (bool, list)) or not isinstance(value, (int, float)):
         return None
     return {"gt": value > target, "ge": value >= target, "lt": value < target,
