@@ -40,9 +40,10 @@ test: $(TEST_STAMP) nvim
 bench: $(STAMP)
 	$(PY) bench/run.py
 
-## Regenerate the rule pages from the code and records.
+## Regenerate the rule pages and the SGLang coverage page from the code and data.
 docs: $(STAMP)
 	$(PY) tools/gen_docs.py
+	$(PY) tools/sglang_coverage.py
 
 ## SGLang 0.5.23 in its own venv (.venv-sglang, about 6 GB): what conformance runs against.
 sglang-env:
