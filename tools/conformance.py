@@ -21,10 +21,13 @@ import shlex
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "server"))
 
 OUT = os.path.join(ROOT, "tests", "data", "conformance", "verdicts.jsonl")
+SAMPLED = os.path.join(ROOT, "tests", "data", "conformance", "sampled.jsonl")
 GPU = "sm90"
 
 
@@ -62,11 +65,18 @@ def main() -> int:
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv-sglang", "bin", "python"),
                     help="the SGLang venv's python (tools/make-sglang-env.sh makes it)")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--sampled", type=int, default=400,
+                    help="also judge this many launches from tools/sample_launches.py (0: none)")
+    ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
     if not os.path.exists(args.python):
         print(f"no SGLang venv at {args.python}: run tools/make-sglang-env.sh first", file=sys.stderr)
         return 2
     todo = cases()
+    if args.sampled:
+        from sample_launches import sample
+        for i, argv in enumerate(sample(args.sampled, args.seed)):
+            todo.append({"source": f"sampled:{args.seed}:{i}", "args": shlex.join(argv)})
     lines = [json.dumps({"argv": shlex.split(c["args"]), "gpu": GPU}) for c in todo]
     proc = subprocess.run([args.python, os.path.join(ROOT, "tools", "sglang_oracle.py"),
                            "--stage", "full", "--gpu", GPU],
@@ -79,12 +89,13 @@ def main() -> int:
         print(f"oracle answered {len(verdicts)} of {len(todo)} cases", file=sys.stderr)
         return 1
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as fh:
+    with open(args.out, "w", encoding="utf-8") as fh, open(SAMPLED, "w", encoding="utf-8") as sfh:
         for case, v in zip(todo, verdicts):
             row = {"source": case["source"], "args": case["args"], "gpu": GPU,
                    "verdict": v.get("verdict"), "error": v.get("error"), "where": v.get("where"),
                    "step": v.get("step")}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            (sfh if case["source"].startswith("sampled:") else fh).write(
+                json.dumps(row, ensure_ascii=False) + "\n")
     counts: dict[str, int] = {}
     for v in verdicts:
         counts[v.get("verdict")] = counts.get(v.get("verdict"), 0) + 1
