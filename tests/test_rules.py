@@ -261,7 +261,8 @@ def test_rule_packs_setting_and_cli(tmp_path, capsys):
     pack.parent.mkdir()
     pack.write_text(GOOD_RULE)
     script = tmp_path / "run.sh"
-    script.write_text("python3 -m sglang.launch_server --model-path m --enable-lora --enable-hisparse\n")
+    script.write_text("python3 -m sglang.launch_server --model-path m --enable-lora --max-lora-rank 8 "
+                      "--lora-target-modules all --enable-hisparse\n")
     assert main(["check", str(script)]) == 0
     assert main(["check", "--rules", str(pack.parent), str(script)]) == 0  # a warning only
     out = capsys.readouterr().out
