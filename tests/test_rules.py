@@ -334,3 +334,15 @@ def test_relation_errors():
         cond({"option": "--tp-size", "in": {"option": "--dp-size"}})
     with pytest.raises(ConditionError, match="expected GPU generations"):
         cond({"gpu": ["h100"]})
+
+
+def test_message_template_shows_the_launchs_values():
+    rec = {"id": "t", "errorMessage": "tp_size (4) must be divisible by dp_size (3)",
+           "messageTemplate": "tp_size ({--tp-size}) must be divisible by dp_size ({--dp-size})",
+           "condition": {"not": {"option": "--tp-size", "divisibleBy": {"option": "--dp-size"}}}}
+    (rule,) = load_pack_text(json.dumps(rec), "p.json", CAT).rules
+    from servelint.rules.apply import apply_rules
+    (f,) = apply_rules(parse("--tp-size 6 --dp-size 4"), [rule])
+    assert f.message == "tp_size (6) must be divisible by dp_size (4)"
+    rec["messageTemplate"] = "{--no-such}"
+    assert "has no option --no-such" in load_pack_text(json.dumps(rec), "p.json", CAT).problems[0].message

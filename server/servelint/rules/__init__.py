@@ -45,7 +45,7 @@ SEED_FIELDS = {
 }
 MACHINE_FIELDS = {
     "code": str, "condition": dict, "fixes": list, "appliesTo": (dict, str, list),
-    "examples": dict,
+    "examples": dict, "messageTemplate": str,
 }
 REQUIRED = ("id", "errorMessage")
 CODE_RE = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Za-z0-9]+)?[0-9A-Za-z]*$")
@@ -95,6 +95,7 @@ class Rule:
     derived: bool = False
     applies: Any = None
     examples: dict = field(default_factory=dict)
+    template: str | None = None  # errorMessage with {--flag} where SGLang prints a value
 
     @property
     def options(self) -> list[Option]:
@@ -277,9 +278,14 @@ def build_rule(rec: dict, catalog: Catalog, source: str) -> Rule:
     else:
         condition = parse_condition(rec["condition"], catalog)
         fixes = _parse_fixes(rec.get("fixes", []), catalog)
+    template = rec.get("messageTemplate")
+    if template:
+        for name in re.findall(r"\{(--[A-Za-z0-9-]+)\}", template):
+            if catalog.lookup(name) is None:
+                raise ConditionError(f"messageTemplate: SGLang {catalog.version} has no option {name}")
     return Rule(code=code, id=str(rec["id"]), message=rec["errorMessage"], severity=severity,
                 condition=condition, fixes=fixes, record=rec, source=source, derived=derived,
-                applies=rec.get("appliesTo"), examples=rec.get("examples") or {})
+                applies=rec.get("appliesTo"), examples=rec.get("examples") or {}, template=template)
 
 
 # --- packs ------------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from servelint.args import ParsedLaunch, Use
 from servelint.model import Edit, Finding, Fix, Related, Span
 from servelint.rules import FixEdit, Rule, RuleFix
@@ -85,6 +87,22 @@ def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
     return None
 
 
+def _message(rule: Rule, parsed: ParsedLaunch) -> str:
+    """SGLang's message, with the launch's own values where SGLang prints values."""
+    if not rule.template:
+        return rule.message
+    from servelint.rules.condition import effective_value
+
+    def value(m):
+        opt = parsed.catalog.lookup(m.group(1))
+        known, v = effective_value(parsed, opt) if opt is not None else (False, None)
+        if not known:
+            return "<unknown>"
+        return _text(v) if not isinstance(v, list) else str(v)
+
+    return re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, rule.template)
+
+
 def apply_rules(parsed: ParsedLaunch, rules: list[Rule], gpu: str | None = None) -> list[Finding]:
     out = []
     parsed.gpu = gpu
@@ -106,6 +124,6 @@ def apply_rules(parsed: ParsedLaunch, rules: list[Rule], gpu: str | None = None)
             edits = fix_edits(parsed, fx, target)
             if edits:
                 fixes.append(Fix(fx.title, edits, preferred=fx.preferred, safe=fx.safe))
-        out.append(Finding(rule.code, rule.severity, rule.message, span, related=related,
+        out.append(Finding(rule.code, rule.severity, _message(rule, parsed), span, related=related,
                            fixes=fixes))
     return out
