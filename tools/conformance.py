@@ -68,11 +68,22 @@ def main() -> int:
     ap.add_argument("--sampled", type=int, default=400,
                     help="also judge this many launches from tools/sample_launches.py (0: none)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--missing", action="store_true",
+                    help="judge only cases the verdicts file does not have yet, and append them")
     args = ap.parse_args()
     if not os.path.exists(args.python):
         print(f"no SGLang venv at {args.python}: run tools/make-sglang-env.sh first", file=sys.stderr)
         return 2
     todo = cases()
+    if args.missing:
+        have = set()
+        if os.path.exists(args.out):
+            have = {json.loads(l)["source"] for l in open(args.out, encoding="utf-8") if l.strip()}
+        todo = [c for c in todo if c["source"] not in have]
+        args.sampled = 0
+        if not todo:
+            print("every case is judged already")
+            return 0
     if args.sampled:
         from sample_launches import sample
         for i, argv in enumerate(sample(args.sampled, args.seed)):
@@ -89,7 +100,9 @@ def main() -> int:
         print(f"oracle answered {len(verdicts)} of {len(todo)} cases", file=sys.stderr)
         return 1
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as fh, open(SAMPLED, "w", encoding="utf-8") as sfh:
+    mode = "a" if args.missing else "w"
+    sampled_path = os.devnull if args.missing else SAMPLED
+    with open(args.out, mode, encoding="utf-8") as fh, open(sampled_path, "w", encoding="utf-8") as sfh:
         for case, v in zip(todo, verdicts):
             row = {"source": case["source"], "args": case["args"], "gpu": GPU,
                    "verdict": v.get("verdict"), "error": v.get("error"), "where": v.get("where"),
