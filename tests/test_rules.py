@@ -346,3 +346,19 @@ def test_message_template_shows_the_launchs_values():
     assert f.message == "tp_size (6) must be divisible by dp_size (4)"
     rec["messageTemplate"] = "{--no-such}"
     assert "has no option --no-such" in load_pack_text(json.dumps(rec), "p.json", CAT).problems[0].message
+
+
+def test_rule_index_finds_exactly_what_evaluating_every_rule_finds():
+    """The index only skips rules that cannot hold; checked on every judged launch."""
+    import shlex as _shlex
+    from servelint.rules.apply import apply_rules
+    rows = [json.loads(l) for l in (ROOT / "tests/data/conformance/sampled.jsonl").read_text().splitlines()]
+    rows += [json.loads(l) for l in (ROOT / "tests/data/conformance/verdicts.jsonl").read_text().splitlines()]
+    rs = rule_set("0.5.23")
+    assert len(rows) > 1000
+    for row in rows:
+        for gpu in (None, "sm100"):
+            p = parse(_shlex.join(_shlex.split(row["args"])))
+            fast = [f.code for f in apply_rules(p, rs, gpu)]
+            slow = [f.code for f in apply_rules(p, rs.rules, gpu)]
+            assert fast == slow, (row["args"], gpu)

@@ -1,4 +1,5 @@
-"""Write docs/rules/<CODE>.md and docs/rules/README.md from the checks and rule records.
+"""Write docs/rules/<CODE>.md and docs/rules/README.md from the checks and rule records,
+and server/servelint/rules/bundled.json (the bundled YAML packs as JSON, read at start-up).
 
     .venv/bin/python tools/gen_docs.py          # rewrite the pages
     .venv/bin/python tools/gen_docs.py --check  # exit 1 if a page is out of date
@@ -33,10 +34,23 @@ def pages() -> dict[str, str]:
     return out
 
 
+COMPILED = os.path.join(ROOT, "server", "servelint", "rules", "bundled.json")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
+    from servelint.rules import compile_bundled
+    compiled = compile_bundled()
+    have_compiled = open(COMPILED, encoding="utf-8").read() if os.path.exists(COMPILED) else None
+    if have_compiled != compiled:
+        if args.check:
+            print("out of date: server/servelint/rules/bundled.json (the packs as JSON)")
+            print("run: .venv/bin/python tools/gen_docs.py")
+            return 1
+        with open(COMPILED, "w", encoding="utf-8") as fh:
+            fh.write(compiled)
     want = pages()
     stale = []
     for name, text in want.items():

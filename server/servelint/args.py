@@ -72,15 +72,25 @@ class ParsedLaunch:
     help: bool = False  # `--help`: argparse prints help and exits, nothing else matters
     gpu: str | None = None  # the target GPU generation, when the user has said (setting `gpu`)
 
+    def _by_dest(self) -> dict[str, list[Use]]:
+        index = self.__dict__.get("_dest_index")
+        if index is None or index[0] != len(self.uses):
+            table: dict[str, list[Use]] = {}
+            for u in self.uses:
+                table.setdefault(u.option.dest, []).append(u)
+            index = (len(self.uses), table)
+            self.__dict__["_dest_index"] = index
+        return index[1]
+
     def uses_of(self, dest: str) -> list[Use]:
-        return [u for u in self.uses if u.option.dest == dest]
+        return list(self._by_dest().get(dest, ()))
 
     def last_use(self, dest: str) -> Use | None:
-        found = None
-        for u in self.uses:
-            if u.option.dest == dest:
-                found = u
-        return found
+        uses = self._by_dest().get(dest)
+        return uses[-1] if uses else None
+
+    def written(self) -> set[str]:
+        return set(self._by_dest())
 
 
 def _name_span(tok: Token, written: str) -> Span:

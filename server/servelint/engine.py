@@ -116,7 +116,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 log.exception("check %s failed on %s", check.code, path or "<text>")
                 result.notices.append(f"internal error in check {check.code}; see the log")
         try:
-            for f in apply_rules(parsed, rules.rules, settings.gpu):
+            for f in apply_rules(parsed, rules, settings.gpu):
                 f.launch_index = n
                 findings.append(f)
         except Exception:

@@ -338,27 +338,41 @@ def load_pack_text(text: str, path: str, catalog: Catalog) -> LoadedPack:
     data, problems = parse_pack_text(text, path)
     if problems:
         return LoadedPack(path, [], problems)
+    return load_pack_data(data, lambda: text, path, catalog)
+
+
+def load_pack_data(data, get_text, path: str, catalog: Catalog) -> LoadedPack:
+    problems: list[PackProblem] = []
     if data is None:
         return LoadedPack(path, [], [PackProblem(path, "the rule pack is empty")])
     records = unwrap(data)
-    positions = _record_positions(text)
+    positions_cache: list = []
+
+    def position(i: int) -> tuple[int, int]:
+        if not positions_cache:
+            positions_cache.append(_record_positions(get_text()))  # only when something is wrong
+        pos = positions_cache[0]
+        return pos[i] if i < len(pos) else (0, 0)
+
     rules: list[Rule] = []
     seen_codes: dict[str, int] = {}
     for i, rec in enumerate(records):
-        line, col = positions[i] if i < len(positions) else (0, 0)
         label = f"record {i + 1}"
         if isinstance(rec, dict) and rec.get("id"):
             label += f" ({rec.get('code') or rec['id']})"
         errs = validate_record(rec)
         if errs:
+            line, col = position(i)
             problems.extend(PackProblem(path, f"{label}: {e}", line, col, i) for e in errs)
             continue
         try:
             rule = build_rule(rec, catalog, path)
         except ConditionError as exc:
+            line, col = position(i)
             problems.append(PackProblem(path, f"{label}: {exc}", line, col, i))
             continue
         if rule.code in seen_codes:
+            line, col = position(i)
             problems.append(PackProblem(path, f"{label}: code {rule.code} is already used by "
                                         f"record {seen_codes[rule.code] + 1}", line, col, i))
             continue
@@ -392,17 +406,38 @@ def load_pack_cached(path: str, catalog: Catalog) -> LoadedPack:
     return pack
 
 
+COMPILED = "bundled.json"  # the packs/*.yaml as JSON, made by tools/gen_docs.py
+
+
+def compile_bundled() -> str:
+    """The bundled YAML packs as one JSON document (YAML is slow to read at start-up)."""
+    base = resources.files("servelint.rules").joinpath("packs")
+    out = {}
+    for entry in sorted(base.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith((".json", ".yaml", ".yml")):
+            text = entry.read_text(encoding="utf-8")
+            out[entry.name] = json.loads(text) if entry.name.endswith(".json") else \
+                yaml.load(text, Loader=FAST_LOADER)
+    return json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
 @lru_cache(maxsize=4)
 def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
     from servelint.catalog import load_catalog
 
     catalog = load_catalog(version)
-    base = resources.files("servelint.rules").joinpath("packs")
+    compiled = resources.files("servelint.rules").joinpath(COMPILED)
+    try:
+        data = json.loads(compiled.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        data = json.loads(compile_bundled())
     packs = []
-    for entry in sorted(base.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith((".json", ".yaml", ".yml")):
-            packs.append(load_pack_text(entry.read_text(encoding="utf-8"),
-                                        f"servelint/rules/packs/{entry.name}", catalog))
+    for name in sorted(data):
+        # The pack's data is given directly; positions (only needed for problems) come
+        # from the YAML source when a bundled record is ever broken.
+        source = resources.files("servelint.rules").joinpath("packs", name)
+        packs.append(load_pack_data(data[name], lambda s=source: s.read_text(encoding="utf-8"),
+                                    f"servelint/rules/packs/{name}", catalog))
     return tuple(packs)
 
 
@@ -441,13 +476,52 @@ def is_pack_path(path: str | None, extra: list[str] = ()) -> bool:
     return (os.sep + PROJECT_DIR + os.sep) in norm and norm.endswith((".json", ".yaml", ".yml"))
 
 
+_INDEXES: dict[tuple, tuple] = {}  # rules (by identity) -> their index; rules live as long as their cache
+
+
 @dataclass
 class RuleSet:
     rules: list[Rule]
     problems: list[PackProblem]
+    _index: tuple | None = None
 
     def by_code(self, code: str) -> Rule | None:
         return next((r for r in self.rules if r.code == code), None)
+
+    def candidates(self, written: set[str], gpu: str | None = None) -> list[Rule]:
+        """The rules that can hold for a launch that writes these dests.
+
+        A rule whose condition is false for a launch that writes nothing can only hold
+        when one of its own options is written (conditions read option values and
+        presence, and unknowns never turn false into true), so it is looked at only
+        then."""
+        if self._index is None:
+            key = tuple(id(r) for r in self.rules)
+            self._index = _INDEXES.get(key)
+        if self._index is None:
+            from servelint.rules.condition import mentions_gpu, trigger_key
+            always, by_dest = [], {}
+            gpu_rules = [r for r in self.rules if mentions_gpu(r.condition)]
+            order = {id(r): i for i, r in enumerate(self.rules)}
+            for r in self.rules:
+                key = trigger_key(r.condition)
+                if key is None:
+                    always.append(r)
+                else:
+                    for dest in key:
+                        by_dest.setdefault(dest, []).append(r)
+            self._index = (always, by_dest, order, gpu_rules)
+            if len(_INDEXES) > 32:
+                _INDEXES.clear()
+            _INDEXES[tuple(id(r) for r in self.rules)] = self._index
+        always, by_dest, order, gpu_rules = self._index
+        picked = {id(r): r for r in always}
+        if gpu is not None:
+            picked.update((id(r), r) for r in gpu_rules)
+        for d in written:
+            for r in by_dest.get(d, ()):
+                picked[id(r)] = r
+        return sorted(picked.values(), key=lambda r: order[id(r)])
 
 
 def rule_set(version: str, user_paths: list[str] = (), file_path: str | None = None,
@@ -475,6 +549,8 @@ def rule_set(version: str, user_paths: list[str] = (), file_path: str | None = N
             continue
         seen.add(ap)
         packs.append(load_pack_cached(ap, catalog))
+    if len(packs) == len(bundled_packs(version)):
+        return _bundled_set(version)  # no user packs: the same rules every time
     by_id: dict[str, Rule] = {}
     problems: list[PackProblem] = []
     for pack in packs:
@@ -483,3 +559,14 @@ def rule_set(version: str, user_paths: list[str] = (), file_path: str | None = N
             by_id[rule.id] = rule
     rules = [r for r in by_id.values() if r.applies_to(version)]
     return RuleSet(rules, problems)
+
+
+@lru_cache(maxsize=4)
+def _bundled_set(version: str) -> "RuleSet":
+    by_id: dict[str, Rule] = {}
+    problems: list[PackProblem] = []
+    for pack in bundled_packs(version):
+        problems.extend(pack.problems)
+        for rule in pack.rules:
+            by_id[rule.id] = rule
+    return RuleSet([r for r in by_id.values() if r.applies_to(version)], problems)

@@ -103,9 +103,13 @@ def _message(rule: Rule, parsed: ParsedLaunch) -> str:
     return re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, rule.template)
 
 
-def apply_rules(parsed: ParsedLaunch, rules: list[Rule], gpu: str | None = None) -> list[Finding]:
+def apply_rules(parsed: ParsedLaunch, rules, gpu: str | None = None) -> list[Finding]:
+    """Findings of the rules that hold. `rules` is a RuleSet (indexed: only rules that
+    can hold for what the launch writes are evaluated) or a plain list."""
     out = []
     parsed.gpu = gpu
+    if hasattr(rules, "candidates"):
+        rules = rules.rules if parsed.uncertain else rules.candidates(parsed.written(), gpu)
     for rule in rules:
         if evaluate(rule.condition, parsed) is not True:
             continue

@@ -262,3 +262,51 @@ def _compare(op: str, value, target) -> bool | None:
         return None
     return {"gt": value > target, "ge": value >= target, "lt": value < target,
             "le": value <= target}[op]
+
+
+class _Nothing:
+    """A launch that writes no option: every value is the catalog default."""
+
+    uncertain = False
+    gpu = None
+
+    def uses_of(self, dest):
+        return []
+
+    def last_use(self, dest):
+        return None
+
+
+def is_false_when_nothing_written(cond) -> bool:
+    """True when `cond` cannot hold for a launch that writes no option (with the GPU not
+    said; unknowns never turn into a true result, so only writing options or naming the
+    GPU can make it hold)."""
+    return evaluate(cond, _Nothing()) is not True
+
+
+def mentions_gpu(cond) -> bool:
+    if isinstance(cond, (All, Any_)):
+        return any(mentions_gpu(c) for c in cond.items)
+    if isinstance(cond, Not):
+        return mentions_gpu(cond.item)
+    return isinstance(cond, Gpu)
+
+
+def trigger_key(cond) -> set[str] | None:
+    """A small set of dests at least one of which a launch must write for `cond` to hold,
+    or None when there is none (the condition may hold with nothing written)."""
+    if not is_false_when_nothing_written(cond):
+        return None
+    if isinstance(cond, All):
+        best = None
+        for item in cond.items:
+            k = trigger_key(item)
+            if k is not None and (best is None or len(k) < len(best)):
+                best = k
+        return best if best is not None else {o.dest for o in options_of(cond)}
+    if isinstance(cond, Any_):
+        keys = [trigger_key(item) for item in cond.items]
+        if any(k is None for k in keys):
+            return {o.dest for o in options_of(cond)}
+        return set().union(*keys)
+    return {o.dest for o in options_of(cond)}
