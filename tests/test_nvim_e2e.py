@@ -7,48 +7,16 @@ this module runs it and checks the record. A missing `nvim` is a failure, not a 
 """
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-NVIM_DIR = Path(__file__).parent / "nvim"
-TIMEOUT_S = 60
+from nvim_harness import NVIM_DIR, run_headless
 
 
 def run_nvim(tmp_path: Path) -> tuple[dict, str]:
-    nvim = shutil.which("nvim")
-    assert nvim, ("`nvim` was not found on PATH: the editor end-to-end test needs Neovim >= 0.7 "
-                  "(`make test` installs it; or `apt-get install neovim`)")
     script = tmp_path / "launch.sh"
     shutil.copy(NVIM_DIR / "launch.sh", script)
-    out = tmp_path / "report.json"
-    xdg = tmp_path / "xdg"
-    env = dict(
-        os.environ,
-        SERVELINT_NVIM_FILE=str(script),
-        SERVELINT_NVIM_ROOT=str(tmp_path),
-        SERVELINT_NVIM_OUT=str(out),
-        SERVELINT_NVIM_PYTHON=sys.executable,
-        # Keep Neovim's state and lsp.log inside the tmp dir.
-        XDG_CONFIG_HOME=str(xdg / "config"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-    )
-    cmd = [nvim, "-u", "NONE", "-i", "NONE", "--headless", "-S", str(NVIM_DIR / "e2e.lua")]
-    try:
-        proc = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True,
-                              timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
-        output = f"nvim exit code {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
-    except subprocess.TimeoutExpired as exc:
-        output = f"nvim timed out after {TIMEOUT_S}s\n--- stdout\n{exc.stdout}\n--- stderr\n{exc.stderr}"
-    lsp_log = xdg / "cache" / "nvim" / "lsp.log"
-    if lsp_log.exists():
-        output += "\n--- lsp.log (tail)\n" + lsp_log.read_text(errors="replace")[-4000:]
-    assert out.exists(), f"nvim wrote no report\n{output}"
-    return json.loads(out.read_text()), output
+    return run_headless(tmp_path, "e2e.lua", {"SERVELINT_NVIM_FILE": str(script)})
 
 
 def test_neovim_user_session(tmp_path):

@@ -15,7 +15,7 @@ tests/test_nvim_seed.py: a missing `nvim` is a failure.
 """
 
 import json
-import os
+
 import re
 import shutil
 import subprocess
@@ -25,9 +25,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nvim_harness import run_headless
+
 NVIM_DIR = Path(__file__).parent / "nvim"
 FIXTURES = NVIM_DIR / "formats"
-TIMEOUT_S = 60
 
 
 def strip_json_comments(text: str) -> str:
@@ -167,31 +168,8 @@ def session(tmp_path_factory):
                      "pick": pick})
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec))
-    out = tmp_path / "report.json"
-    xdg = tmp_path / "xdg"
-    env = dict(
-        os.environ,
-        SERVELINT_NVIM_SPEC=str(spec_file),
-        SERVELINT_NVIM_ROOT=str(tmp_path),
-        SERVELINT_NVIM_OUT=str(out),
-        SERVELINT_NVIM_PYTHON=sys.executable,
-        XDG_CONFIG_HOME=str(xdg / "config"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-    )
-    cmd = [nvim, "-u", "NONE", "-i", "NONE", "--headless", "-S", str(NVIM_DIR / "formats.lua")]
-    try:
-        proc = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True,
-                              timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
-        output = f"nvim exit code {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
-    except subprocess.TimeoutExpired as exc:
-        output = f"nvim timed out after {TIMEOUT_S}s\n--- stdout\n{exc.stdout}\n--- stderr\n{exc.stderr}"
-    lsp_log = xdg / "cache" / "nvim" / "lsp.log"
-    if lsp_log.exists():
-        output += "\n--- lsp.log (tail)\n" + lsp_log.read_text(errors="replace")[-4000:]
-    assert out.exists(), f"nvim wrote no report\n{output}"
-    return json.loads(out.read_text()), output, tmp_path
+    report, output = run_headless(tmp_path, "formats.lua", {"SERVELINT_NVIM_SPEC": str(spec_file)})
+    return report, output, tmp_path
 
 
 def test_one_client_for_every_buffer(session):

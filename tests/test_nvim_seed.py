@@ -9,52 +9,22 @@ the saved script. Same harness as tests/test_nvim_e2e.py: a missing `nvim` is a 
 """
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-NVIM_DIR = Path(__file__).parent / "nvim"
-TIMEOUT_S = 60
+from nvim_harness import NVIM_DIR, run_headless
+
 
 SEED = NVIM_DIR / "seed.sh"
 REMOVED_LINE = "  --enable-hisparse \\"
 
 
 def run_nvim(tmp_path: Path, lua: str, script_name: str) -> tuple[dict, str, Path]:
-    # Same as test_nvim_e2e.run_nvim, which hard-codes its script and Lua file.
-    nvim = shutil.which("nvim")
-    assert nvim, ("`nvim` was not found on PATH: the editor end-to-end test needs Neovim >= 0.7 "
-                  "(`make test` installs it; or `apt-get install neovim`)")
     script = tmp_path / script_name
     shutil.copy(NVIM_DIR / script_name, script)
-    out = tmp_path / "report.json"
-    xdg = tmp_path / "xdg"
-    env = dict(
-        os.environ,
-        SERVELINT_NVIM_FILE=str(script),
-        SERVELINT_NVIM_ROOT=str(tmp_path),
-        SERVELINT_NVIM_OUT=str(out),
-        SERVELINT_NVIM_PYTHON=sys.executable,
-        # Keep Neovim's state and lsp.log inside the tmp dir.
-        XDG_CONFIG_HOME=str(xdg / "config"),
-        XDG_DATA_HOME=str(xdg / "data"),
-        XDG_STATE_HOME=str(xdg / "state"),
-        XDG_CACHE_HOME=str(xdg / "cache"),
-    )
-    cmd = [nvim, "-u", "NONE", "-i", "NONE", "--headless", "-S", str(NVIM_DIR / lua)]
-    try:
-        proc = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True,
-                              timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
-        output = f"nvim exit code {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
-    except subprocess.TimeoutExpired as exc:
-        output = f"nvim timed out after {TIMEOUT_S}s\n--- stdout\n{exc.stdout}\n--- stderr\n{exc.stderr}"
-    lsp_log = xdg / "cache" / "nvim" / "lsp.log"
-    if lsp_log.exists():
-        output += "\n--- lsp.log (tail)\n" + lsp_log.read_text(errors="replace")[-4000:]
-    assert out.exists(), f"nvim wrote no report\n{output}"
-    return json.loads(out.read_text()), output, script
+    report, output = run_headless(tmp_path, lua, {"SERVELINT_NVIM_FILE": str(script)})
+    return report, output, script
 
 
 def as_list(value) -> list:
