@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from servelint.engine import lint
+from servelint.settings import Settings
 from servelint.rules import bundled_packs
 
 DATA = Path(__file__).parent / "data" / "conformance" / "verdicts.jsonl"
@@ -23,13 +24,14 @@ ROWS = [json.loads(l) for l in DATA.read_text().splitlines() if l.strip()]
 RULES = {r.code: r for p in bundled_packs("0.5.23") for r in p.rules}
 
 
-def findings(args: str):
+def findings(args: str, gpu: str | None = None):
     argv = shlex.split(args)
     # The oracle judged with a local model folder when argv named none; so does this.
     if not {"--model-path", "--model"} & set(argv):
         argv = ["--model-path", "/models/tiny"] + argv
     script = "python3 -m sglang.launch_server " + shlex.join(argv) + "\n"
-    return lint(script, path="conformance.sh").findings
+    # A rule example that names a GPU is judged on it; the rest as a user who did not say.
+    return lint(script, path="conformance.sh", settings=Settings(gpu=gpu)).findings
 
 
 def test_every_bundled_rule_example_was_judged():
@@ -75,7 +77,8 @@ def test_every_rule_says_what_sglang_says():
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["source"] for r in ROWS])
 def test_agrees_with_sglang(row):
-    got = findings(row["args"])
+    gpu = row["gpu"] if row["source"].startswith("rule:") and row["gpu"] != "sm90" else None
+    got = findings(row["args"], gpu)
     errors = [f for f in got if f.severity == 1]
     kind, _, rest = row["source"].partition(":")
     if kind == "rule":

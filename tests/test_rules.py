@@ -12,7 +12,8 @@ from servelint.catalog import load_catalog
 from servelint.engine import apply_edits, fix_all_text, lint
 from servelint.extract.shell import extract_shell
 from servelint.model import LineIndex
-from servelint.rules import bundled_packs, load_pack_text, rule_set, unwrap, validate_record
+from servelint.rules import (bundled_packs, load_pack_text, rule_set, split_example, unwrap,
+                             validate_record)
 from servelint.rules.condition import ConditionError, evaluate, parse_condition
 from servelint.settings import Settings
 
@@ -304,10 +305,14 @@ def test_bundled_rule_examples_behave():
         assert pack.problems == []
         for rule in pack.rules:
             for ex in rule.examples.get("trigger", []):
-                assert rule.code in codes(f"python3 -m sglang.launch_server --model-path m {ex}\n"), (rule.code, ex)
+                gpu, args = split_example(ex)
+                assert rule.code in codes(f"python3 -m sglang.launch_server --model-path m {args}\n",
+                                          settings=Settings(gpu=gpu)), (rule.code, ex)
                 n += 1
             for ex in rule.examples.get("ok", []):
-                assert rule.code not in codes(f"python3 -m sglang.launch_server --model-path m {ex}\n"), (rule.code, ex)
+                gpu, args = split_example(ex)
+                assert rule.code not in codes(f"python3 -m sglang.launch_server --model-path m {args}\n",
+                                              settings=Settings(gpu=gpu)), (rule.code, ex)
                 n += 1
     assert n >= 14
 
@@ -362,3 +367,13 @@ def test_rule_index_finds_exactly_what_evaluating_every_rule_finds():
             fast = [f.code for f in apply_rules(p, rs, gpu)]
             slow = [f.code for f in apply_rules(p, rs.rules, gpu)]
             assert fast == slow, (row["args"], gpu)
+
+
+def test_examples_can_name_a_gpu():
+    assert split_example("[gpu=sm100] --kv-cache-dtype nvfp4") == ("sm100", "--kv-cache-dtype nvfp4")
+    assert split_example("--tp-size 2") == (None, "--tp-size 2")
+    rec = {"id": "g", "errorMessage": "x", "condition": {"all": [{"gpu": ["sm90"]}, {"present": "--tp-size"}]}}
+    (rule,) = load_pack_text(json.dumps(rec), "p.json", CAT).rules
+    from servelint.rules.apply import apply_rules
+    assert apply_rules(parse("--tp-size 2"), [rule], "sm90")
+    assert not apply_rules(parse("--tp-size 2"), [rule], None)

@@ -34,14 +34,16 @@ GPU = "sm90"
 def cases() -> list[dict]:
     from servelint.checks import load_checks
     from servelint.engine import lint
-    from servelint.rules import bundled_packs
+    from servelint.rules import bundled_packs, split_example
 
     out = []
     for pack in bundled_packs("0.5.23"):
         for rule in pack.rules:
             for kind in ("trigger", "ok"):
-                for i, args in enumerate(rule.examples.get(kind, [])):
-                    out.append({"source": f"rule:{rule.code}:{kind}:{i}", "args": args})
+                for i, example in enumerate(rule.examples.get(kind, [])):
+                    gpu, args = split_example(example)
+                    out.append({"source": f"rule:{rule.code}:{kind}:{i}", "args": args,
+                                "gpu": gpu or GPU})
     for code, check in sorted(load_checks().items()):
         if check.lang != "bash" or "<" in check.example or "--config" in check.example:
             continue  # placeholders, non-launch examples, and files that exist only in the docs
@@ -88,7 +90,7 @@ def main() -> int:
         from sample_launches import sample
         for i, argv in enumerate(sample(args.sampled, args.seed)):
             todo.append({"source": f"sampled:{args.seed}:{i}", "args": shlex.join(argv)})
-    lines = [json.dumps({"argv": shlex.split(c["args"]), "gpu": GPU}) for c in todo]
+    lines = [json.dumps({"argv": shlex.split(c["args"]), "gpu": c.get("gpu", GPU)}) for c in todo]
     proc = subprocess.run([args.python, os.path.join(ROOT, "tools", "sglang_oracle.py"),
                            "--stage", "full", "--gpu", GPU],
                           input="\n".join(lines) + "\n", capture_output=True, text=True)
@@ -104,7 +106,7 @@ def main() -> int:
     sampled_path = os.devnull if args.missing else SAMPLED
     with open(args.out, mode, encoding="utf-8") as fh, open(sampled_path, "w", encoding="utf-8") as sfh:
         for case, v in zip(todo, verdicts):
-            row = {"source": case["source"], "args": case["args"], "gpu": GPU,
+            row = {"source": case["source"], "args": case["args"], "gpu": case.get("gpu", GPU),
                    "verdict": v.get("verdict"), "error": v.get("error"), "where": v.get("where"),
                    "step": v.get("step")}
             (sfh if case["source"].startswith("sampled:") else fh).write(

@@ -81,7 +81,8 @@ def sample(count: int, seed: int) -> list[list[str]]:
             rule = rng.choice(rules)
             examples = rule.examples.get("trigger", []) + rule.examples.get("ok", [])
             if examples:
-                argv = shlex.split(rng.choice(examples))
+                from servelint.rules import split_example
+                argv = shlex.split(split_example(rng.choice(examples))[1])
                 # Change the launch a little: drop one option, or add a common one.
                 if argv and rng.random() < 0.5:
                     opts = [i for i, w in enumerate(argv) if w.startswith("--")]

@@ -209,6 +209,18 @@ def validate_record(rec: Any) -> list[str]:
     return problems
 
 
+_EXAMPLE_GPU = re.compile(r"^\[gpu=(sm\d+)\]\s*")
+
+
+def split_example(example: str) -> tuple[str | None, str]:
+    """An example's target GPU and its arguments: `[gpu=sm100] --kv-cache-dtype nvfp4`
+    is judged (by tests and by `make conformance`) as a launch on that GPU generation."""
+    m = _EXAMPLE_GPU.match(example)
+    if m:
+        return m.group(1), example[m.end():]
+    return None, example
+
+
 def rule_code(rec: dict) -> str:
     """A record's code: its own, or one derived from its stable id."""
     code = rec.get("code")
