@@ -106,3 +106,30 @@ class ListHost:
 
     def remove(self, first: Token, last: Token) -> Edit:
         return self.remove_elements(self._at(first), self._at(last))
+
+
+class ReadOnlyHost:
+    """The host of a launch whose words cannot be edited in place (positions that are not
+    exact, words a helper adds itself): every fix is refused rather than made wrong."""
+
+    quote_context = "'"
+
+    def __init__(self, text: str, index: LineIndex, name: str):
+        self.text = text
+        self.index = index
+        self.name = name
+
+    def quote(self, value):
+        return None
+
+    def replace(self, token, value):
+        return None
+
+    def replace_words(self, first, last, words):
+        return None
+
+    def insert_after(self, token, words):
+        return None
+
+    def remove(self, first, last):
+        return None

@@ -45,7 +45,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-from servelint.extract.common import ExtractResult, script_launches, script_word
+from servelint.extract.common import ExtractResult, ReadOnlyHost, script_launches, script_word
 from servelint.extract.shell import OffsetMap, find_entry, remove_words
 from servelint.model import Edit, Finding, Launch, LineIndex, Severity, Span, Token
 
@@ -673,30 +673,9 @@ class EngineHost:
         return self.ctx.edit(s, e, "")
 
 
-class _NoEdits:
+def _NoEdits(ctx) -> "ReadOnlyHost":
     """A host for launches no edit can be made in (a helper's own words)."""
-
-    name = "python"
-    quote_context = "'"
-
-    def __init__(self, ctx: _Ctx):
-        self.text = ctx.doc_text
-        self.index = ctx.doc_index
-
-    def quote(self, value):
-        return None
-
-    def replace(self, token, value):
-        return None
-
-    def replace_words(self, first, last, words):
-        return None
-
-    def insert_after(self, token, words):
-        return None
-
-    def remove(self, first, last):
-        return None
+    return ReadOnlyHost(ctx.doc_text, ctx.doc_index, "python")
 
 
 class _PartsGuard:

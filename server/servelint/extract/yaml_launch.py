@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 import yaml
 
 from servelint.extract import yamlpos
-from servelint.extract.common import ExtractResult, launch_from_tokens, script_launches, script_word
+from servelint.extract.common import (ExtractResult, ReadOnlyHost, launch_from_tokens,
+                                      script_launches, script_word)
 from servelint.extract.shell import remove_words
 from servelint.model import Edit, LineIndex, Span, Token
 
@@ -569,30 +570,9 @@ class YamlHost:
         return Edit(Span(start, stop), "")
 
 
-class FixedHost:
+def FixedHost(text: str, index: LineIndex) -> "ReadOnlyHost":
     """The host of a launch whose positions are not exact: nothing is edited."""
-
-    name = "yaml"
-    quote_context = "'"
-
-    def __init__(self, text: str, index: LineIndex):
-        self.text = text
-        self.index = index
-
-    def quote(self, value):
-        return None
-
-    def replace(self, token, value):
-        return None
-
-    def replace_words(self, first, last, words):
-        return None
-
-    def insert_after(self, token, words):
-        return None
-
-    def remove(self, first, last):
-        return None
+    return ReadOnlyHost(text, index, "yaml")
 
 
 # --- reading a document -------------------------------------------------------------------------
