@@ -12,6 +12,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lsp_support import open_doc
+
 from servelint.engine import apply_edits, detect_format, fix_all_edits, fix_all_text, lint
 from servelint.extract.dockerfile import extract_dockerfile, instructions, _lines, directives, KNOWN
 from servelint.extract.markdown import blocks, extract_markdown
@@ -585,13 +587,6 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-async def _open(client: LanguageClient, uri: str, language: str, text: str):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return client.diagnostics[uri]
-
-
 async def _fix(client: LanguageClient, uri: str, diag):
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
@@ -611,7 +606,7 @@ def _apply(text: str, edits) -> str:
 async def test_lsp_python(client: LanguageClient):
     uri = "file:///tmp/servelint-e2e/serve.py"
     text = 'import sglang as sgl\nllm = sgl.Engine(model_path="模型", tp_size=2, tpp=2)\n'
-    diags = await _open(client, uri, "python", text)
+    diags = await open_doc(client, uri, "python", text)
     (d,) = diags
     assert d.code == "SL001"
     # UTF-16 columns: the CJK model name counts one unit per character.
@@ -627,7 +622,7 @@ async def test_lsp_dockerfile(client: LanguageClient):
     uri = "file:///tmp/servelint-e2e/Dockerfile"
     text = ('FROM x\nENTRYPOINT ["python3", "-m", "sglang.launch_server"]\n'
             'CMD ["--model-path", "m", \\\n     "--tp_size", "2"]\n')
-    diags = await _open(client, uri, "dockerfile", text)
+    diags = await open_doc(client, uri, "dockerfile", text)
     (d,) = diags
     assert d.code == "SL002"
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (3, 5, 16)
@@ -639,7 +634,7 @@ async def test_lsp_markdown(client: LanguageClient):
     uri = "file:///tmp/servelint-e2e/DEPLOY.md"
     text = ("# Serve\n\n1. Start:\n\n  ```bash\n  python -m sglang.launch_server --model <your-model> \\\n"
             "    --attention-backend flash_infer\n  ```\n")
-    diags = await _open(client, uri, "markdown", text)
+    diags = await open_doc(client, uri, "markdown", text)
     (d,) = diags
     assert d.code == "SL007"
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (6, 24, 35)

@@ -10,6 +10,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lsp_support import apply_lsp_edits, open_doc
+
 from servelint.engine import apply_edits, fix_all_edits, fix_all_text, lint
 from servelint.extract import by_name
 from servelint.extract.jsonpos import (JArray, JObject, JScalar, JString, loads_jsonc, parse,
@@ -526,13 +528,6 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-async def _open(client: LanguageClient, uri: str, language: str, text: str):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return client.diagnostics[uri]
-
-
 async def _quick_fix(client: LanguageClient, uri: str, diag):
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
@@ -542,22 +537,12 @@ async def _quick_fix(client: LanguageClient, uri: str, diag):
     return quick[0].edit.changes[uri]
 
 
-def _apply_lsp(text: str, edits) -> str:
-    index = LineIndex(text)
-    spans = sorted(((index.offset(e.range.start.line, e.range.start.character),
-                     index.offset(e.range.end.line, e.range.end.character), e.new_text) for e in edits),
-                   reverse=True)
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text
-
-
 async def test_lsp_launch_json(client: LanguageClient):
     text = ('{\n  // 😀 before the launch\n  "configurations": [{\n    "name": "é",\n'
             '    "module": "sglang.launch_server",\n'
             '    "args": "--model-path \\"m 😀\\" --trust-remote-code true --tp_size 2",\n  }],\n}\n')
     uri = "file:///tmp/servelint-e2e/.vscode/launch.json"
-    diags = await _open(client, uri, "jsonc", text)
+    diags = await open_doc(client, uri, "jsonc", text)
     by_code = {d.code: d for d in diags}
     assert set(by_code) == {"SL002", "SL013"}
     d = by_code["SL002"]
@@ -565,19 +550,19 @@ async def test_lsp_launch_json(client: LanguageClient):
     start = line.index("--tp_size")
     utf16 = len(line[:start].encode("utf-16-le")) // 2
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (5, utf16, utf16 + 9)
-    fixed = _apply_lsp(text, await _quick_fix(client, uri, by_code["SL013"]))
+    fixed = apply_lsp_edits(text, await _quick_fix(client, uri, by_code["SL013"]))
     assert loads_jsonc(fixed)["configurations"][0]["args"] == '--model-path "m 😀" --trust-remote-code --tp_size 2'
 
 
 async def test_lsp_notebook(client: LanguageClient):
     text = _nb('import os\n!python -m sglang.launch_server --model-path "é 😀" \\\n  --tp_size 2\n', ascii=False)
     uri = "file:///tmp/servelint-e2e/demo.ipynb"
-    diags = await _open(client, uri, "json", text)
+    diags = await open_doc(client, uri, "json", text)
     (d,) = diags
     assert d.code == "SL002"
     lines = text.splitlines()
     row = next(i for i, l in enumerate(lines) if "--tp_size" in l)
     start = lines[row].index("--tp_size")
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (row, start, start + 9)
-    fixed = _apply_lsp(text, await _quick_fix(client, uri, d))
+    fixed = apply_lsp_edits(text, await _quick_fix(client, uri, d))
     assert "".join(json.loads(fixed)["cells"][0]["source"]).endswith("--tp-size 2\n")

@@ -7,6 +7,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lsp_support import apply_lsp_edits, open_doc
+
 SCRIPT = (
     "#!/bin/bash\n"
     "python3 -m sglang.launch_server --model-path m \\\n"
@@ -29,10 +31,7 @@ async def client(lsp_client: LanguageClient):
 
 
 async def open_and_wait(client: LanguageClient, text: str, uri: str = URI, version: int = 1):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="shellscript", version=version, text=text)))
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return client.diagnostics[uri]
+    return await open_doc(client, uri, "shellscript", text, version)
 
 
 async def test_diagnostics_on_exact_tokens(client: LanguageClient):
@@ -65,17 +64,6 @@ async def test_quick_fix_and_fix_all(client: LanguageClient):
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.servelint"])))
     assert [a.kind for a in actions] == ["source.fixAll.servelint"]
     assert apply_lsp_edits(SCRIPT, actions[0].edit.changes[URI]) == SCRIPT.replace("--tp_size", "--tp-size")
-
-
-def apply_lsp_edits(text: str, edits) -> str:
-    from servelint.model import LineIndex
-    index = LineIndex(text)
-    spans = sorted(((index.offset(e.range.start.line, e.range.start.character),
-                     index.offset(e.range.end.line, e.range.end.character), e.new_text) for e in edits),
-                   reverse=True)
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text
 
 
 async def test_hover_on_option_and_on_finding(client: LanguageClient):
