@@ -30,7 +30,7 @@ import os
 import re
 
 from servelint.extract.common import ExtractResult, ListHost, script_launches, script_word
-from servelint.extract.shell import ShellHost, find_entry
+from servelint.extract.shell import ShellHost, find_entry, remove_in_line
 from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Severity, Span, Token
 
 INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)(?=[ \t\r]|$)")
@@ -270,15 +270,8 @@ class DockerEdits:
                         cut = pstart + len(stripped[:-1].rstrip())
                         return Edit(Span(cut, le), "")
             return Edit(Span(ls, min(le + 1, len(text))), "")
-        if not before.strip() and l1 != self.ins.first:
-            end = e
-            while end < le and text[end] in " \t":
-                end += 1
-            return Edit(Span(s, end), "")
-        start = s
-        while start > ls and text[start - 1] in " \t":
-            start -= 1
-        return Edit(Span(start, e), "")
+        return remove_in_line(text, s, e, ls, le,
+                              at_line_start=not before.strip() and l1 != self.ins.first)
 
 
 class DockerShellHost(ShellHost):

@@ -384,7 +384,13 @@ def remove_words(text: str, index: LineIndex, s: int, e: int) -> Edit:
                 cut = index.line_start(ls_line - 1) + len(stripped[:-1].rstrip())
                 return Edit(Span(cut, le), "")
         return Edit(Span(ls, min(le + 1, len(text))), "")
-    if not before.strip():
+    return remove_in_line(text, s, e, ls, le, at_line_start=not before.strip())
+
+
+def remove_in_line(text: str, s: int, e: int, ls: int, le: int, at_line_start: bool) -> Edit:
+    """Delete words that share their line with others, with the blanks that separated
+    them: the ones after when the words start the line, else the ones before."""
+    if at_line_start:
         end = e
         while end < le and text[end] in " \t":
             end += 1
