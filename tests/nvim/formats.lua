@@ -15,7 +15,8 @@
 -- pytest side decides. One client serves every buffer. A file whose step raises is recorded with
 -- its error and the next file still runs; the script always ends with `qa!`.
 
-local WAIT_MS = 10000
+local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/lib.lua")
+local WAIT_MS = lib.WAIT_MS
 
 local spec_path = assert(os.getenv("SERVELINT_NVIM_SPEC"), "SERVELINT_NVIM_SPEC not set")
 local root = assert(os.getenv("SERVELINT_NVIM_ROOT"), "SERVELINT_NVIM_ROOT not set")
@@ -78,18 +79,7 @@ local function request(client, bufnr, method, params)
   return resp.result
 end
 
-local function summarize_actions(actions)
-  local list = {}
-  for _, a in ipairs(actions) do
-    table.insert(list, {
-      title = a.title,
-      kind = a.kind,
-      isPreferred = a.isPreferred == true,
-      has_edit = a.edit ~= nil,
-    })
-  end
-  return list
-end
+local summarize_actions = lib.summarize_actions
 
 -- The LSP diagnostic with this code, as the server last published it for `uri` (Neovim 0.7
 -- does not keep the LSP range in user_data.lsp).
@@ -236,29 +226,7 @@ local function main()
   vim.o.hidden = true
   local spec = read_spec()
 
-  local client_id = vim.lsp.start_client({
-    name = "servelint",
-    cmd = { python, "-m", "servelint", "lsp" },
-    root_dir = root,
-    handlers = {
-      ["textDocument/publishDiagnostics"] = on_publish,
-      ["window/logMessage"] = function(_, result)
-        table.insert(report.server_messages, result and result.message)
-      end,
-      ["window/showMessage"] = function(_, result)
-        table.insert(report.server_messages, result and result.message)
-      end,
-    },
-    on_error = function(code, err)
-      table.insert(report.errors, "client error " .. tostring(code) .. ": " .. vim.inspect(err))
-    end,
-    on_exit = function(code, signal)
-      report.server_exit = { code = code, signal = signal }
-    end,
-  })
-  if not client_id then
-    error("vim.lsp.start_client returned nil")
-  end
+  local client_id = lib.start_client(python, root, report, on_publish)
   local client = vim.lsp.get_client_by_id(client_id)
 
   for _, entry in ipairs(spec) do

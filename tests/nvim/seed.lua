@@ -11,7 +11,8 @@
 -- As in e2e.lua the script never asserts: every step records its result (or its error) and the
 -- pytest side decides. It always ends with `qa!`, even when a step raises.
 
-local WAIT_MS = 10000
+local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/lib.lua")
+local WAIT_MS = lib.WAIT_MS
 local FIX_ALL_KIND = "source.fixAll.servelint"
 
 local file = assert(os.getenv("SERVELINT_NVIM_FILE"), "SERVELINT_NVIM_FILE not set")
@@ -60,51 +61,9 @@ local function snapshot_diagnostics(bufnr)
   return list
 end
 
-local function hover_markdown(client, bufnr, line, character)
-  local resp, err = client.request_sync("textDocument/hover", {
-    textDocument = vim.lsp.util.make_text_document_params(bufnr),
-    position = { line = line, character = character },
-  }, WAIT_MS, bufnr)
-  if not resp then
-    return { error = tostring(err) }
-  end
-  if resp.err then
-    return { error = vim.inspect(resp.err) }
-  end
-  local contents = resp.result and resp.result.contents
-  if type(contents) == "table" then
-    return { kind = contents.kind, value = contents.value }
-  end
-  return { value = contents }
-end
-
-local function code_actions(client, bufnr, range, context)
-  local resp, err = client.request_sync("textDocument/codeAction", {
-    textDocument = vim.lsp.util.make_text_document_params(bufnr),
-    range = range,
-    context = context,
-  }, WAIT_MS, bufnr)
-  if not resp then
-    error("codeAction request failed: " .. tostring(err))
-  end
-  if resp.err then
-    error("codeAction error: " .. vim.inspect(resp.err))
-  end
-  return resp.result or {}
-end
-
-local function summarize_actions(actions)
-  local list = {}
-  for _, a in ipairs(actions) do
-    table.insert(list, {
-      title = a.title,
-      kind = a.kind,
-      isPreferred = a.isPreferred == true,
-      has_edit = a.edit ~= nil,
-    })
-  end
-  return list
-end
+local hover_markdown = lib.hover_markdown
+local code_actions = lib.code_actions
+local summarize_actions = lib.summarize_actions
 
 -- The LSP diagnostic (as Neovim hands it back for a code action request) with this code and
 -- vim severity on a line.
@@ -151,29 +110,7 @@ local function main()
     return default_publish(err, result, ctx, config)
   end
 
-  local client_id = vim.lsp.start_client({
-    name = "servelint",
-    cmd = { python, "-m", "servelint", "lsp" },
-    root_dir = root,
-    handlers = {
-      ["textDocument/publishDiagnostics"] = on_publish,
-      ["window/logMessage"] = function(_, result)
-        table.insert(report.server_messages, result and result.message)
-      end,
-      ["window/showMessage"] = function(_, result)
-        table.insert(report.server_messages, result and result.message)
-      end,
-    },
-    on_error = function(code, err)
-      table.insert(report.errors, "client error " .. tostring(code) .. ": " .. vim.inspect(err))
-    end,
-    on_exit = function(code, signal)
-      report.server_exit = { code = code, signal = signal }
-    end,
-  })
-  if not client_id then
-    error("vim.lsp.start_client returned nil")
-  end
+  local client_id = lib.start_client(python, root, report, on_publish)
   vim.lsp.buf_attach_client(bufnr, client_id)
   local client = vim.lsp.get_client_by_id(client_id)
 
