@@ -335,7 +335,7 @@ def test_relations_and_gpu(raw, args, gpu, want):
 
 
 def test_relation_errors():
-    with pytest.raises(ConditionError, match="compare with"):
+    with pytest.raises(ConditionError, match="expected a literal"):
         cond({"option": "--tp-size", "in": {"option": "--dp-size"}})
     with pytest.raises(ConditionError, match="expected GPU generations"):
         cond({"gpu": ["h100"]})
@@ -377,3 +377,87 @@ def test_examples_can_name_a_gpu():
     from servelint.rules.apply import apply_rules
     assert apply_rules(parse("--tp-size 2"), [rule], "sm90")
     assert not apply_rules(parse("--tp-size 2"), [rule], None)
+
+
+# --- expressions: arithmetic, lists, JSON, text ------------------------------------------
+
+@pytest.mark.parametrize("raw,args,want", [
+    # products and quotients of options (parallel sizes)
+    ({"not": {"option": "--tp-size", "divisibleBy": {"mul": ["--dp-size", "--attn-cp-size"]}}},
+     "--tp-size 4 --dp-size 2 --attn-cp-size 4", True),
+    ({"not": {"option": "--tp-size", "divisibleBy": {"mul": ["--dp-size", "--attn-cp-size"]}}},
+     "--tp-size 8 --dp-size 2 --attn-cp-size 4", False),
+    ({"not": {"option": "--tp-size", "divisibleBy": {"mul": ["--dp-size", "--attn-cp-size"]}}},
+     "--tp-size $TP --dp-size 2", None),
+    ({"value": {"floordiv": ["--tp-size", "--dp-size"]}, "eq": 2}, "--tp-size 8 --dp-size 4", True),
+    ({"value": {"floordiv": ["--tp-size", "--dp-size"]}, "eq": 2}, "--tp-size 8 --dp-size 0", None),
+    ({"value": {"add": ["--tp-size", 1]}, "gt": {"option": "--dp-size"}}, "--tp-size 2 --dp-size 3", False),
+    ({"value": {"sub": ["--tp-size", "--dp-size"]}, "lt": 0}, "--tp-size 2 --dp-size 3", True),
+    # list length, items, min, duplicates
+    ({"value": {"len": "--gc-threshold"}, "gt": 3}, "--gc-threshold 1 2 3 4", True),
+    ({"value": {"len": "--gc-threshold"}, "gt": 3}, "--gc-threshold 1 2 3", False),
+    ({"value": {"len": "--gc-threshold"}, "gt": 3}, "", None),            # default None: unknown
+    ({"value": {"item": ["--prompt-tokens-buckets", 0]}, "eq": "tse"},
+     "--prompt-tokens-buckets tse 1 2 3", True),
+    ({"value": {"item": ["--prompt-tokens-buckets", 5]}, "eq": "tse"},
+     "--prompt-tokens-buckets tse 1", False),                            # missing item
+    ({"value": {"type": {"number": {"item": ["--prompt-tokens-buckets", 1]}}}, "eq": "invalid"},
+     "--prompt-tokens-buckets tse x 2 3", True),
+    ({"value": {"number": {"item": ["--prompt-tokens-buckets", 2]}}, "le": 1},
+     "--prompt-tokens-buckets tse 1 0.5 3", True),
+    ({"value": {"min": "--return-aux-hidden-state-layer-ids"}, "lt": 0},
+     "--return-aux-hidden-state-layer-ids 1 -2", True),
+    ({"value": {"duplicates": "--return-aux-hidden-state-layer-ids"}, "gt": 0},
+     "--return-aux-hidden-state-layer-ids 1 2 1", True),
+    ({"value": {"duplicates": "--return-aux-hidden-state-layer-ids"}, "gt": 0},
+     "--return-aux-hidden-state-layer-ids 1 2 3", False),
+    ({"option": "--lora-target-modules", "contains": "all"}, "--lora-target-modules all q_proj", True),
+    ({"option": "--lora-target-modules", "subsetOf": ["q_proj", "k_proj"]},
+     "--lora-target-modules q_proj v_proj", False),
+    # JSON values
+    ({"value": {"type": {"json": "--mm-process-config"}}, "ne": "object"},
+     "--mm-process-config '[1, 2]'", True),
+    ({"value": {"type": {"json": "--mm-process-config"}}, "ne": "object"},
+     "--mm-process-config '{\"image\": {}}'", False),
+    ({"value": {"type": {"json": "--mm-process-config"}}, "eq": "invalid"},
+     "--mm-process-config '{not json'", True),
+    ({"value": {"json": "--preferred-sampling-params"}, "contains": "watermark"},
+     "--preferred-sampling-params '{\"watermark\": 1}'", True),
+    ({"value": {"keys": {"json": "--limit-mm-data-per-request"}}, "subsetOf": ["image", "video", "audio"]},
+     "--limit-mm-data-per-request '{\"image\": 1, \"text\": 2}'", False),
+    ({"value": {"get": [{"json": "--mm-process-config"}, "image"]}, "eq": 3},
+     "--mm-process-config '{\"image\": 3}'", True),
+    ({"value": {"type": {"get": [{"json": "--mm-process-config"}, "video"]}}, "eq": "missing"},
+     "--mm-process-config '{\"image\": 3}'", True),
+    # text
+    ({"option": "--served-model-name", "contains": ":"}, "--served-model-name a:b", True),
+    ({"option": "--served-model-name", "startsWith": "runai"}, "--served-model-name runai://x", True),
+    ({"option": "--served-model-name", "matches": "^[a-z]+$"}, "--served-model-name Abc", False),
+    ({"value": {"lower": "--served-model-name"}, "matches": "^[a-z]+$"}, "--served-model-name Abc", True),
+])
+def test_expressions(raw, args, want):
+    assert evaluate(cond(raw), parse(args)) is want
+
+
+@pytest.mark.parametrize("raw,msg", [
+    ({"value": {"mul": ["--tp-size"]}, "gt": 1}, "takes 2 or more"),
+    ({"value": {"len": ["--tp-size", "--dp-size"]}, "gt": 1}, "takes 1 argument"),
+    ({"value": {"frobnicate": "--tp-size"}, "gt": 1}, "expected an option, a literal or one of"),
+    ({"value": {"item": ["--gc-threshold", "x"]}, "eq": 1}, "index must be an integer"),
+    ({"value": "--no-such-option", "eq": 1}, "has no option --no-such-option"),
+    ({"value": 3, "eq": 1}, "expected an option or an expression"),
+    ({"value": "--tp-size", "matches": "(unclosed"}, "not a regular expression"),
+    ({"value": "--tp-size", "subsetOf": "x"}, "expected a list"),
+    ({"value": "--tp-size", "gt": 1, "lt": 3}, "exactly one of"),
+])
+def test_expression_errors(raw, msg):
+    with pytest.raises(ConditionError, match=msg):
+        cond(raw)
+
+
+def test_expression_rules_are_indexed_by_the_options_they_read():
+    from servelint.rules.condition import trigger_key
+    c = cond({"all": [{"present": "--gc-threshold"}, {"value": {"len": "--gc-threshold"}, "gt": 3}]})
+    assert trigger_key(c) == {"gc_threshold"}
+    c = cond({"value": {"mul": ["--dp-size", "--attn-cp-size"]}, "gt": {"option": "--tp-size"}})
+    assert trigger_key(c) in ({"dp_size", "attn_cp_size", "tp_size"},)

@@ -13,6 +13,22 @@ A condition is data (JSON or YAML), never code:
                               compared with another option's effective value
     gpu: [sm90, sm100]        the target GPU generation (the `gpu` setting) is one of
                               these; unknown when the user has not said
+    {value: EXPR, gt: EXPR}   a computed value compared (any op above, and contains,
+                              subsetOf, matches, startsWith)
+
+EXPR is an option name (`--tp-size`, or `{option: --tp-size}`), a literal, or one of
+
+    {mul: [E, E, ...]}  {add: [E, ...]}  {sub: [E, E]}  {floordiv: [E, E]}   arithmetic
+    {len: E}            items of a list (or characters of a string, keys of a mapping)
+    {item: [E, i]}      the i-th item of a list (negative counts from the end)
+    {json: E}           the option's text read as JSON (an invalid text reads as "<invalid>")
+    {get: [E, key]}     a key of a JSON object ("<missing>" when absent)
+    {type: E}           object, array, string, number, boolean, null, invalid or missing
+    {keys: E}           a JSON object's keys;  {types: E}: the types of a list's items
+    {min: E} {max: E}   the least/greatest item of a list of numbers
+    {duplicates: E}     how many items of a list repeat an earlier one
+    {number: E}         a text read as a number ("<invalid>" when it is not one)
+    {lower: E}          a text in lower case
 
 The effective value of an option is the last value written for it (as SGLang's type
 conversion reads it), or, when it is not written, the default in the flag catalog.
@@ -23,6 +39,8 @@ start-up). A rule fires only on True.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +48,21 @@ from servelint.catalog import Catalog, Option
 from servelint.valuetypes import convert
 
 UNKNOWN = None
-COMPARE_OPS = ("eq", "ne", "in", "notIn", "gt", "ge", "lt", "le", "truthy", "divisibleBy")
+COMPARE_OPS = ("eq", "ne", "in", "notIn", "gt", "ge", "lt", "le", "truthy", "divisibleBy",
+               "contains", "subsetOf", "matches", "startsWith")
+FUNCTIONS = {"mul": (2, None), "add": (2, None), "sub": (2, 2), "floordiv": (2, 2),
+             "len": (1, 1), "item": (2, 2), "json": (1, 1), "get": (2, 2), "type": (1, 1),
+             "keys": (1, 1), "types": (1, 1), "min": (1, 1), "max": (1, 1),
+             "duplicates": (1, 1), "number": (1, 1), "lower": (1, 1)}
+
+
+class Invalid(str):
+    """A value that is not what the expression wanted (bad JSON, a missing key); it
+    compares equal only to its own text, so `type` can name it."""
+
+
+INVALID = Invalid("<invalid>")
+MISSING = Invalid("<missing>")
 GPUS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
 
 
@@ -72,6 +104,25 @@ class Gpu:
     gens: tuple
 
 
+@dataclass(frozen=True)
+class Ref:
+    """An option's effective value inside an expression."""
+    option: Option
+
+
+@dataclass(frozen=True)
+class Fn:
+    name: str
+    args: tuple  # Ref, Fn or literals
+
+
+@dataclass(frozen=True)
+class ValueTest:
+    expr: Any  # Ref or Fn
+    op: str
+    target: Any  # a literal, Ref or Fn
+
+
 def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any:
     if not isinstance(raw, dict) or not raw:
         raise ConditionError(f"{where}: expected a mapping such as {{present: --flag}}, got {raw!r}")
@@ -96,6 +147,21 @@ def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any
         opt = _option(raw[key], catalog, f"{where}.{key}")
         node = Present(opt, raw[key])
         return node if key == "present" else Not(node)
+    if "value" in keys:
+        ops = keys - {"value"}
+        if len(ops) != 1 or not ops <= set(COMPARE_OPS):
+            raise ConditionError(
+                f"{where}: a value test takes exactly one of {', '.join(COMPARE_OPS)}; got "
+                f"{', '.join(sorted(map(str, ops))) or 'none'}")
+        op = next(iter(ops))
+        expr = parse_expr(raw["value"], catalog, f"{where}.value")
+        if not isinstance(expr, (Ref, Fn)):
+            raise ConditionError(f"{where}.value: expected an option or an expression, got {raw['value']!r}")
+        target = raw[op]
+        if isinstance(target, (dict, str)) and not (isinstance(target, str) and not target.startswith("--")):
+            target = parse_expr(target, catalog, f"{where}.{op}")
+        _check_literal(op, target, where)
+        return ValueTest(expr, op, target)
     if "option" in keys:
         ops = keys - {"option"}
         if len(ops) != 1 or not ops <= set(COMPARE_OPS):
@@ -106,21 +172,68 @@ def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any
         opt = _option(raw["option"], catalog, f"{where}.option")
         value = raw[op]
         if isinstance(value, dict):
-            if set(value) != {"option"} or op in ("in", "notIn", "truthy"):
-                raise ConditionError(f"{where}.{op}: compare with {{option: --flag}} or a literal")
-            value = _option(value["option"], catalog, f"{where}.{op}.option")
-            return Compare(opt, raw["option"], op, value)
-        if op in ("in", "notIn") and not isinstance(value, list):
-            raise ConditionError(f"{where}.{op}: expected a list of values")
-        if op in ("gt", "ge", "lt", "le", "divisibleBy") and (
-                isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConditionError(f"{where}.{op}: expected a number, got {value!r}")
-        if op == "truthy" and not isinstance(value, bool):
-            raise ConditionError(f"{where}.truthy: expected true or false")
+            if set(value) == {"option"} and op not in ("in", "notIn", "truthy"):
+                value = _option(value["option"], catalog, f"{where}.{op}.option")
+                return Compare(opt, raw["option"], op, value)
+            value = parse_expr(value, catalog, f"{where}.{op}")
+            _check_literal(op, value, where)
+            return ValueTest(Ref(opt), op, value)
+        _check_literal(op, value, where)
         return Compare(opt, raw["option"], op, value)
     raise ConditionError(
         f"{where}: unknown condition keys {', '.join(sorted(map(str, keys)))}; expected all, any, "
         f"not, present, absent, or option with one of {', '.join(COMPARE_OPS)}")
+
+
+def _check_literal(op: str, value: Any, where: str) -> None:
+    if isinstance(value, (Ref, Fn)):
+        if op in ("in", "notIn", "truthy", "subsetOf", "matches"):
+            raise ConditionError(f"{where}.{op}: expected a literal, not an expression")
+        return
+    if op in ("in", "notIn", "subsetOf") and not isinstance(value, list):
+        raise ConditionError(f"{where}.{op}: expected a list of values")
+    if op in ("gt", "ge", "lt", "le", "divisibleBy") and (
+            isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise ConditionError(f"{where}.{op}: expected a number, got {value!r}")
+    if op == "truthy" and not isinstance(value, bool):
+        raise ConditionError(f"{where}.truthy: expected true or false")
+    if op in ("matches", "startsWith") and not isinstance(value, str):
+        raise ConditionError(f"{where}.{op}: expected a string")
+    if op == "matches":
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ConditionError(f"{where}.matches: not a regular expression: {exc}") from None
+
+
+def parse_expr(raw: Any, catalog: Catalog, where: str) -> Any:
+    """An EXPR (see the module docstring): Ref, Fn, or a literal."""
+    if isinstance(raw, str) and raw.startswith("--"):
+        return Ref(_option(raw, catalog, where))
+    if isinstance(raw, dict):
+        if set(raw) == {"option"}:
+            return Ref(_option(raw["option"], catalog, f"{where}.option"))
+        if len(raw) != 1 or next(iter(raw)) not in FUNCTIONS:
+            raise ConditionError(
+                f"{where}: expected an option, a literal or one of {', '.join(FUNCTIONS)}; got "
+                f"{', '.join(sorted(map(str, raw)))}")
+        name, args = next(iter(raw.items()))
+        args = args if isinstance(args, list) else [args]
+        low, high = FUNCTIONS[name]
+        if len(args) < low or (high is not None and len(args) > high):
+            raise ConditionError(f"{where}.{name}: takes {low if low == high else f'{low} or more'} "
+                                 f"argument{'s' if low != 1 else ''}, got {len(args)}")
+        if name in ("item", "get"):
+            key = args[1]
+            if name == "item" and (isinstance(key, bool) or not isinstance(key, int)):
+                raise ConditionError(f"{where}.item: the index must be an integer")
+            if name == "get" and not isinstance(key, (str, int)):
+                raise ConditionError(f"{where}.get: the key must be a string")
+            return Fn(name, (parse_expr(args[0], catalog, f"{where}.{name}[0]"), key))
+        return Fn(name, tuple(parse_expr(a, catalog, f"{where}.{name}[{i}]") for i, a in enumerate(args)))
+    if isinstance(raw, list):
+        raise ConditionError(f"{where}: a list is not an expression")
+    return raw
 
 
 def _option(name: Any, catalog: Catalog, where: str) -> Option:
@@ -144,6 +257,10 @@ def options_of(cond: Any) -> list[Option]:
             walk(c.item)
         elif isinstance(c, Gpu):
             return
+        elif isinstance(c, ValueTest):
+            for o in expr_options(c.expr) + expr_options(c.target):
+                if o not in out:
+                    out.append(o)
         else:
             if c.option not in out:
                 out.append(c.option)
@@ -152,6 +269,14 @@ def options_of(cond: Any) -> list[Option]:
 
     walk(cond)
     return out
+
+
+def expr_options(expr: Any) -> list[Option]:
+    if isinstance(expr, Ref):
+        return [expr.option]
+    if isinstance(expr, Fn):
+        return [o for a in expr.args for o in expr_options(a)]
+    return []
 
 
 def present_options(cond: Any) -> list[Option]:
@@ -223,6 +348,14 @@ def evaluate(cond: Any, parsed) -> bool | None:
     if isinstance(cond, Gpu):
         gpu = getattr(parsed, "gpu", None)
         return None if gpu is None else gpu in cond.gens
+    if isinstance(cond, ValueTest):
+        value = compute(cond.expr, parsed)
+        if value is UNKNOWN:
+            return None
+        target = compute(cond.target, parsed)
+        if target is UNKNOWN and cond.target is not None:
+            return None
+        return _compare(cond.op, value, target)
     known, value = effective_value(parsed, cond.option)
     if not known:
         return None
@@ -232,6 +365,126 @@ def evaluate(cond: Any, parsed) -> bool | None:
         if not known:
             return None
     return _compare(cond.op, value, target)
+
+
+class _Unknown(Exception):
+    pass
+
+
+def compute(expr: Any, parsed):
+    """The value of an expression for this launch, or UNKNOWN (None)."""
+    try:
+        return _compute(expr, parsed)
+    except _Unknown:
+        return UNKNOWN
+
+
+def _num(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _Unknown
+    return v
+
+
+def _json_type(v) -> str:
+    if isinstance(v, Invalid):
+        return str(v).strip("<>")
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, (list, tuple)):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return "invalid"
+
+
+def _compute(expr: Any, parsed):
+    if isinstance(expr, Ref):
+        known, value = effective_value(parsed, expr.option)
+        if not known:
+            raise _Unknown
+        return value
+    if not isinstance(expr, Fn):
+        return expr
+    name = expr.name
+    if name in ("item", "get"):
+        base = _compute(expr.args[0], parsed)
+        key = expr.args[1]
+        if name == "item":
+            if not isinstance(base, (list, tuple)):
+                raise _Unknown if base is None else _Unknown
+            return base[key] if -len(base) <= key < len(base) else MISSING
+        if isinstance(base, dict):
+            return base.get(key, MISSING)
+        return MISSING if isinstance(base, (list, str, int, float, bool)) or base is None else INVALID
+    args = [_compute(a, parsed) for a in expr.args]
+    if name in ("mul", "add"):
+        total = 1 if name == "mul" else 0
+        for a in args:
+            total = total * _num(a) if name == "mul" else total + _num(a)
+        return total
+    if name == "sub":
+        return _num(args[0]) - _num(args[1])
+    if name == "floordiv":
+        if _num(args[1]) == 0:
+            raise _Unknown
+        return _num(args[0]) // args[1]
+    (arg,) = args
+    if name == "json":
+        if isinstance(arg, (dict, list)):
+            return arg  # SGLang's own type already read it
+        if not isinstance(arg, str):
+            raise _Unknown
+        try:
+            return json.loads(arg)
+        except ValueError:
+            return INVALID
+    if name == "type":
+        return _json_type(arg)
+    if name == "number":
+        if isinstance(arg, bool):
+            return INVALID
+        if isinstance(arg, (int, float)):
+            return arg
+        try:
+            return float(str(arg))
+        except ValueError:
+            return INVALID
+    if name == "lower":
+        if not isinstance(arg, str):
+            raise _Unknown
+        return arg.lower()
+    if arg is None:
+        raise _Unknown
+    if name == "len":
+        if not isinstance(arg, (list, tuple, str, dict)) or isinstance(arg, Invalid):
+            raise _Unknown
+        return len(arg)
+    if name == "keys":
+        if not isinstance(arg, dict):
+            raise _Unknown
+        return list(arg)
+    if not isinstance(arg, (list, tuple)):
+        raise _Unknown
+    if name == "types":
+        return [_json_type(x) for x in arg]
+    if name == "duplicates":
+        seen, dup = [], 0
+        for x in arg:
+            if any(_same(x, y) for y in seen):
+                dup += 1
+            else:
+                seen.append(x)
+        return dup
+    nums = [_num(x) for x in arg]
+    if not nums:
+        return MISSING
+    return min(nums) if name == "min" else max(nums)
 
 
 def _same(a, b) -> bool:
@@ -253,11 +506,30 @@ def _compare(op: str, value, target) -> bool | None:
         return not any(_same(value, t) for t in target)
     if op == "truthy":
         return bool(value) == target
+    if op == "contains":
+        if isinstance(value, dict):
+            return any(_same(k, target) for k in value)
+        if isinstance(value, (list, tuple)):
+            return any(_same(x, target) for x in value)
+        if isinstance(value, str) and not isinstance(value, Invalid):
+            return isinstance(target, str) and target in value
+        return None
+    if op == "subsetOf":
+        if not isinstance(value, (list, tuple)):
+            return None
+        return all(any(_same(x, t) for t in target) for x in value)
+    if op in ("matches", "startsWith"):
+        if not isinstance(value, str) or isinstance(value, Invalid):
+            return None
+        return (re.search(target, value) is not None if op == "matches"
+                else value.startswith(target))
     if op == "divisibleBy":
         if (isinstance(value, bool) or isinstance(target, bool) or not isinstance(value, int)
                 or not isinstance(target, int) or target == 0):
             return None
         return value % target == 0
+    if isinstance(target, Invalid) or isinstance(target, bool) or not isinstance(target, (int, float)):
+        return None
     if value is None or isinstance(value, (bool, list)) or not isinstance(value, (int, float)):
         return None
     return {"gt": value > target, "ge": value >= target, "lt": value < target,
