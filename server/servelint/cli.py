@@ -33,7 +33,23 @@ def iter_files(paths: list[str], errors: list[str]) -> Iterator[str]:
             errors.append(f"{p}: no such file or directory")
 
 
-def _read(path: str, explicit: bool, max_bytes: int) -> str | None:
+def iter_workspace_files(root: str) -> Iterator[str]:
+    """Every file under a workspace folder that `servelint.server.lintWorkspace` looks at:
+    as `check` walks a folder, and hidden folders and `.venv*` skipped too, except
+    `.github` (workflows) and `.servelint` (rule packs). Symbolic links to folders are not
+    followed."""
+    for base, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".venv")
+                         and (not d.startswith(".") or d in WORKSPACE_HIDDEN_OK)
+                         and not _is_venv(os.path.join(base, d)))
+        for f in sorted(files):
+            yield os.path.join(base, f)
+
+
+WORKSPACE_HIDDEN_OK = {".github", ".servelint"}
+
+
+def _read(path: str, explicit: bool, max_bytes: int, rule_packs: list[str] = ()) -> str | None:
     from servelint.engine import detect_format
     try:
         size = os.path.getsize(path)
@@ -41,7 +57,8 @@ def _read(path: str, explicit: bool, max_bytes: int) -> str | None:
             raise TooLarge(size)
         with open(path, "rb") as fh:
             head = fh.read(4096)
-            if not explicit and detect_format(path, None, head.decode("utf-8", "replace")) is None:
+            if not explicit and detect_format(path, None, head.decode("utf-8", "replace"),
+                                            rule_packs) is None:
                 return None
             if b"\0" in head:
                 return None
@@ -61,20 +78,53 @@ def _range(index: LineIndex, span) -> dict:
     return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
 
 
-def cmd_check(args) -> int:
-    from servelint.engine import fix_all_text, lint
+def cli_settings(args):
+    """The settings the command-line flags give; each flag given counts as explicit, so it
+    beats the project configuration file."""
     from servelint.settings import Settings
 
     settings = Settings()
+    explicit = set()
     if args.select:
         settings.select = [c.strip().upper() for c in args.select.split(",") if c.strip()]
+        explicit.add("select")
     if args.ignore:
         settings.ignore = [c.strip().upper() for c in args.ignore.split(",") if c.strip()]
+        explicit.add("ignore")
     if args.sglang_version:
         settings.sglang_version = args.sglang_version
+        explicit.add("sglang_version")
     settings.rule_packs = list(args.rules or [])
-    settings.gpu = args.gpu
+    if args.gpu:
+        settings.gpu = args.gpu
+        explicit.add("gpu")
     settings.project_rules = not args.no_project_rules
+    if args.no_suppressions:
+        settings.respect_suppressions = False
+        explicit.add("respect_suppressions")
+    settings.explicit = frozenset(explicit)
+    return settings
+
+
+def cmd_check(args) -> int:
+    from servelint.config import settings_for
+    from servelint.engine import fix_all_text, lint
+
+    base = cli_settings(args)
+    if args.config is not None and not os.path.isfile(args.config):
+        print(f"servelint: error: --config {args.config}: no such file", file=sys.stderr)
+        return 2
+    config_problems: dict[str, str] = {}
+
+    def settings_of(path: str):
+        settings, problems = settings_for(path, base, "editorFirst", config_path=args.config,
+                                          isolated=args.isolated)
+        for cfg in problems:
+            if cfg.path not in config_problems:
+                config_problems[cfg.path] = cfg.message()
+                print(f"servelint: error: {cfg.message()}", file=sys.stderr)
+        return settings
+
     threshold = Severity.parse(args.fail_on)
     errors: list[str] = []
     failed = False
@@ -97,6 +147,7 @@ def cmd_check(args) -> int:
 
     from servelint.rules import is_pack_path
     for path in iter_files(args.paths, errors):
+        settings = settings_of(path)
         if is_pack_path(path, settings.rule_packs):
             # A rule pack is reported once: here, or when a launch first loaded it.
             if os.path.abspath(path) in reported_packs:
@@ -153,7 +204,7 @@ def cmd_check(args) -> int:
         parts = ", ".join(f"{n} {s.label}" for s, n in counts.items() if n)
         print(f"{total} finding(s) in {nfiles} file(s){': ' + parts if parts else ''}",
               file=sys.stderr)
-    if errors:
+    if errors or config_problems:
         return 2
     return 1 if failed else 0
 
@@ -210,6 +261,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an extra rule pack file or folder (repeatable)")
     c.add_argument("--no-project-rules", action="store_true",
                    help="do not read .servelint/rules/ packs above the linted files")
+    c.add_argument("--no-suppressions", action="store_true",
+                   help="report findings even where a `# servelint: disable=CODE` comment "
+                        "silences them")
+    cfg = c.add_mutually_exclusive_group()
+    cfg.add_argument("--config", metavar="PATH",
+                     help="use this configuration file (.servelint.toml, or a pyproject.toml's "
+                          "[tool.servelint]) for every file instead of discovering one")
+    cfg.add_argument("--isolated", action="store_true",
+                     help="ignore every project configuration file")
     c.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("rule", help="print the documentation of a rule")

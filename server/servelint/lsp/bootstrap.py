@@ -20,6 +20,8 @@ import sys
 
 CAPABILITIES_VERSION = 1
 
+LINT_WORKSPACE = "servelint.server.lintWorkspace"  # workspace/executeCommand
+
 
 def capabilities() -> dict:
     """What the pygls server declares (tests/test_bootstrap.py keeps the two equal)."""
@@ -29,7 +31,7 @@ def capabilities() -> dict:
         "hoverProvider": True,
         "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.servelint"],
                                "resolveProvider": False},
-        "executeCommandProvider": {"commands": []},
+        "executeCommandProvider": {"commands": [LINT_WORKSPACE]},
         "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True},
                       "fileOperations": {}},
     }
@@ -207,17 +209,32 @@ def pack_problem_messages(problems) -> tuple[list[str], str]:
     return logs, shown
 
 
+def config_problem_messages(cfg) -> tuple[str, str]:
+    """The log line and the message that tell the user about an invalid configuration
+    file (servelint.config.ProjectConfig)."""
+    return f"servelint: {cfg.message()}", f"servelint: {cfg.message()}"
+
+
 def _version() -> str:
     from servelint import __version__
     return __version__
 
 
 def _first_lint(stdout, doc: dict, options) -> None:
+    from servelint.config import settings_for
     from servelint.engine import lint
-    from servelint.settings import Settings
+    from servelint.settings import Settings, workspace_trusted
 
-    settings = Settings.from_dict(options or {})
     uri = doc["uri"]
+    # As the pygls server does: the editor's settings, combined with the project file.
+    settings = Settings.from_dict(options or {})
+    settings, problems = settings_for(_file_path(uri), settings, trusted=workspace_trusted(options))
+    for cfg in problems:
+        logged, shown = config_problem_messages(cfg)
+        _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
+                       "params": {"type": 2, "message": logged}})
+        _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
+                       "params": {"type": 2, "message": shown}})
     result = lint(doc.get("text", ""), _path(uri), doc.get("languageId"), settings)
     if result.rules is not None and result.rules.problems:
         logs, shown = pack_problem_messages(result.rules.problems)
@@ -228,6 +245,12 @@ def _first_lint(stdout, doc: dict, options) -> None:
                        "params": {"type": 1, "message": shown}})
     _send(stdout, {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
         "uri": uri, "version": doc.get("version"), "diagnostics": diagnostics(result, uri, doc.get("version"))}})
+
+
+def _file_path(uri: str) -> str | None:
+    from urllib.parse import unquote, urlparse
+    p = urlparse(uri)
+    return unquote(p.path) if p.scheme == "file" and p.path else None
 
 
 def _path(uri: str) -> str | None:

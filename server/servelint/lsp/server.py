@@ -13,22 +13,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
+from servelint import config
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
-from servelint.lsp.bootstrap import pack_problem_messages
+from servelint.lsp.bootstrap import LINT_WORKSPACE, config_problem_messages, pack_problem_messages
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.hover import hover_at
 from servelint.rules import is_pack_path
-from servelint.settings import Settings
+from servelint.settings import Settings, editor_section, workspace_trusted
 
 log = logging.getLogger(__name__)
 
@@ -47,36 +50,92 @@ class DocState:
 class ServelintServer(LanguageServer):
     def __init__(self):
         super().__init__("servelint", __version__)
-        self.settings = Settings()
+        self.settings = Settings()  # the editor's settings; see settings_for(uri)
+        self.init_settings: dict = {}  # the section initializationOptions gave
+        self.trusted = True  # False: limited mode (initializationOptions workspaceTrusted)
         self.docs: dict[str, DocState] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="servelint-lint")
         self.background: set[asyncio.Task] = set()
         self.config_errors: list[str] = []
         self.pack_problems_shown: set[str] = set()
+        self.config_problems_shown: dict[str, str] = {}  # config file -> message shown
+        self.workspace_published: set[str] = set()  # unopened files lintWorkspace reported
 
     # --- settings ---------------------------------------------------------------
 
     def apply_settings(self, raw) -> None:
+        """Take the editor's settings: initializationOptions first, then whatever the
+        client sends or answers later, key by key on top of them."""
         errors: list[str] = []
-        self.settings = Settings.from_dict(raw, errors)
+        section = dict(self.init_settings)
+        section.update(editor_section(raw) or {})
+        self.settings = Settings.from_dict(section, errors)
         if errors and errors != self.config_errors:
             self.window_show_message(lsp.ShowMessageParams(
                 type=lsp.MessageType.Warning,
                 message="servelint settings: " + "; ".join(errors) + " (using defaults for those)"))
         self.config_errors = errors
 
-    async def pull_settings(self) -> None:
+    def client_pulls_configuration(self) -> bool:
         caps = self.client_capabilities
-        if not (caps.workspace and caps.workspace.configuration):
-            return
+        return bool(caps and caps.workspace and caps.workspace.configuration)
+
+    async def pull_settings(self) -> bool:
+        """Ask the client for the `servelint` section; False when it cannot answer."""
+        if not self.client_pulls_configuration():
+            return False
         try:
             items = await self.workspace_configuration_async(
                 lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="servelint")]))
-        except Exception as exc:  # a client that fails the request keeps the defaults
+        except Exception as exc:  # a client that fails the request keeps what it had
             log.warning("workspace/configuration failed: %s", exc)
-            return
+            return False
         if items and isinstance(items[0], dict):
             self.apply_settings(items[0])
+        return True
+
+    def settings_for(self, uri: str) -> Settings:
+        """The settings for one document: the editor's, combined with the project
+        configuration file above it (docs/configuration.md)."""
+        return self.settings_for_path(file_path(uri))
+
+    def settings_for_path(self, path: str | None) -> Settings:
+        settings, problems = config.settings_for(path, self.settings, trusted=self.trusted)
+        for cfg in problems:
+            self.report_config_problem(cfg)
+        return settings
+
+    def report_config_problem(self, cfg: config.ProjectConfig) -> None:
+        """Tell the user once about an invalid configuration file (again only when its
+        problems change)."""
+        logged, shown = config_problem_messages(cfg)
+        if self.config_problems_shown.get(cfg.path) == shown:
+            return
+        self.config_problems_shown[cfg.path] = shown
+        self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, logged))
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=shown))
+
+    def config_files_changed(self, paths: list[str]) -> None:
+        for path in paths:
+            config.invalidate(path)
+            self.config_problems_shown.pop(os.path.abspath(path), None)
+        self.relint_all()
+
+    async def register_watchers(self) -> None:
+        """Ask the client to report changes of configuration files and project rule packs."""
+        caps = self.client_capabilities
+        watched = caps and caps.workspace and caps.workspace.did_change_watched_files
+        if not (watched and watched.dynamic_registration):
+            return
+        globs = [f"**/{name}" for name in config.CONFIG_NAMES] + ["**/.servelint/rules/*"]
+        try:
+            await self.client_register_capability_async(lsp.RegistrationParams(registrations=[
+                lsp.Registration(
+                    id="servelint-config-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[lsp.FileSystemWatcher(glob_pattern=g) for g in globs]))]))
+        except Exception as exc:
+            log.warning("could not register file watchers: %s", exc)
 
     # --- linting ----------------------------------------------------------------
 
@@ -102,9 +161,10 @@ class ServelintServer(LanguageServer):
                 version, text, language = doc.version, doc.source, doc.language_id
             except Exception:
                 return
+            settings = self.settings_for(uri)
             try:
                 result, cost = await loop.run_in_executor(
-                    self.executor, timed_lint, text, uri_to_path(uri), language, self.settings)
+                    self.executor, timed_lint, text, uri_to_path(uri), language, settings)
             except Exception:
                 log.exception("lint failed for %s", uri)
                 return
@@ -156,7 +216,100 @@ class ServelintServer(LanguageServer):
         state = self.docs.get(uri)
         if state and state.result is not None and state.result.text == doc.source:
             return state.result
-        return lint(doc.source, uri_to_path(uri), doc.language_id, self.settings)
+        return lint(doc.source, uri_to_path(uri), doc.language_id, self.settings_for(uri))
+
+    # --- the whole workspace ------------------------------------------------------
+
+    def workspace_roots(self) -> list[str]:
+        roots = [file_path(f.uri) for f in self.workspace.folders.values()]
+        roots = [r for r in roots if r]
+        if not roots and self.workspace.root_path:
+            roots = [self.workspace.root_path]
+        return list(dict.fromkeys(os.path.abspath(r) for r in roots))
+
+    async def lint_workspace(self) -> dict:
+        """Lint every file of the workspace folders whose format servelint reads; publish
+        the findings of files not open in the editor (open ones keep their live
+        diagnostics). One file at a time on the lint thread, so an edit waits for at
+        most one file. Nothing is executed: files are only read."""
+        from servelint.cli import iter_workspace_files
+
+        loop = asyncio.get_running_loop()
+        roots = self.workspace_roots()
+        if not roots:
+            return {"files": 0, "findings": 0,
+                    "message": "servelint: no workspace folder to lint"}
+        files = await loop.run_in_executor(
+            self.executor, lambda: [p for r in roots for p in iter_workspace_files(r)])
+        open_docs = {}
+        for uri in list(self.docs):
+            path = file_path(uri)
+            if path:
+                open_docs[os.path.abspath(path)] = uri
+        nfiles = nfindings = too_large = 0
+        published = set()
+        for path in files:
+            path = os.path.abspath(path)
+            settings = self.settings_for_path(path)
+            uri = open_docs.get(path)
+            text = language = None
+            if uri is not None and uri in self.docs:
+                doc = self.workspace.get_text_document(uri)
+                text, language = doc.source, doc.language_id
+            try:
+                outcome = await loop.run_in_executor(
+                    self.executor, lint_file, path, settings, text, language)
+            except Exception:
+                log.exception("lintWorkspace: linting %s failed", path)
+                continue
+            if outcome == "too-large":
+                too_large += 1
+                continue
+            if outcome is None:
+                continue
+            nfiles += 1
+            nfindings += len(outcome.findings)
+            self.report_pack_problems(outcome)
+            if uri is not None:
+                continue  # open: its live diagnostics stay
+            file_uri = Path(path).as_uri()
+            if outcome.findings or file_uri in self.workspace_published:
+                index = outcome.index
+                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+                    uri=file_uri, diagnostics=[d for f in outcome.findings
+                                               for d in to_diagnostics(f, index, file_uri, None)]))
+            if outcome.findings:
+                published.add(file_uri)
+        for gone in self.workspace_published - published:
+            if gone not in self.docs and not os.path.exists(file_path(gone) or ""):
+                self.text_document_publish_diagnostics(
+                    lsp.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+        self.workspace_published = published
+        message = (f"servelint linted {nfiles} file(s) in the workspace: "
+                   f"{nfindings} finding(s)")
+        if too_large:
+            message += f"; {too_large} file(s) larger than maxFileBytes were skipped"
+        return {"files": nfiles, "findings": nfindings, "message": message}
+
+
+def lint_file(path: str, settings: Settings, text: str | None = None,
+              language_id: str | None = None):
+    """A workspace file's lint: None when servelint does not read it (not a detected
+    format, binary, unreadable), "too-large" beyond maxFileBytes. `text` is the editor's
+    text of an open file."""
+    from servelint.cli import TooLarge, _read
+
+    if text is None:
+        try:
+            text = _read(path, False, settings.max_file_bytes, settings.rule_packs)
+        except TooLarge:
+            return "too-large"
+        except OSError:
+            return None
+        if text is None:
+            return None
+    result = lint(text, path, language_id, settings)
+    return result if result.format is not None else None
 
 
 def timed_lint(text, path, language_id, settings):
@@ -174,6 +327,13 @@ def warm_up() -> None:
     lint("python3 -m sglang.launch_server --model-path m\n", "warm-up.sh")
 
 
+def file_path(uri: str) -> str | None:
+    """The local path of a `file:` URI; None for any other scheme (an unsaved buffer has
+    no project configuration)."""
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" and parsed.path else None
+
+
 def uri_to_path(uri: str) -> str | None:
     parsed = urlparse(uri)
     if parsed.scheme in ("file", ""):
@@ -187,26 +347,47 @@ server = ServelintServer()
 @server.feature(lsp.INITIALIZE)
 def on_initialize(ls: ServelintServer, params: lsp.InitializeParams):
     ls.executor.submit(warm_up)
-    if params.initialization_options:
-        ls.apply_settings(params.initialization_options)
+    options = params.initialization_options
+    ls.trusted = workspace_trusted(options)
+    section = editor_section(options)
+    ls.init_settings = {k: v for k, v in (section or {}).items() if k != "workspaceTrusted"}
+    if ls.init_settings:
+        ls.apply_settings({})
 
 
 @server.feature(lsp.INITIALIZED)
 async def on_initialized(ls: ServelintServer, params: lsp.InitializedParams):
     await ls.pull_settings()
-    for uri in list(ls.docs):
-        ls.schedule(uri, immediate=True)
+    ls.relint_all()
+    task = asyncio.ensure_future(ls.register_watchers())
+    ls.background.add(task)
+    task.add_done_callback(ls.background.discard)
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def on_config(ls: ServelintServer, params: lsp.DidChangeConfigurationParams):
-    settings = params.settings
-    if isinstance(settings, dict) and settings.get("servelint") is not None:
-        ls.apply_settings(settings)
-    else:
-        await ls.pull_settings()
-    for uri in list(ls.docs):
-        ls.schedule(uri, immediate=True)
+    """Re-read the settings (pulled when the client answers workspace/configuration,
+    else the pushed `settings`) and re-lint every open document."""
+    if not await ls.pull_settings():
+        pushed = editor_section(params.settings)
+        if pushed is not None:
+            ls.apply_settings(pushed)
+    ls.relint_all()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def on_watched_files(ls: ServelintServer, params: lsp.DidChangeWatchedFilesParams):
+    paths = [file_path(c.uri) for c in params.changes]
+    paths = [p for p in paths if p]
+    if any(os.path.basename(p) in config.CONFIG_NAMES for p in paths):
+        ls.config_files_changed([p for p in paths if os.path.basename(p) in config.CONFIG_NAMES])
+    elif any(is_pack_path(p) for p in paths):
+        ls.relint_all()
+
+
+@server.command(LINT_WORKSPACE)
+async def lint_workspace_command(ls: ServelintServer, *args):
+    return await ls.lint_workspace()
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -223,7 +404,11 @@ def did_change(ls: ServelintServer, params: lsp.DidChangeTextDocumentParams):
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: ServelintServer, params: lsp.DidSaveTextDocumentParams):
     uri = params.text_document.uri
-    if is_pack_path(uri_to_path(uri), ls.settings.rule_packs):
+    path = file_path(uri)
+    if path and os.path.basename(path) in config.CONFIG_NAMES:
+        ls.config_files_changed([path])  # the settings may have changed for every document
+        return
+    if is_pack_path(uri_to_path(uri), ls.settings_for(uri).rule_packs):
         ls.relint_all()  # the rules changed for every open document
         return
     state = ls.docs.get(uri)
@@ -282,7 +467,8 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
     if want_fix_all:
         result = ls.current_result(uri)
         if result is not None and any(x.safe for f in result.findings for x in f.fixes):
-            fixed, _ = fix_all_text(doc.source, uri_to_path(uri), doc.language_id, ls.settings)
+            fixed, _ = fix_all_text(doc.source, uri_to_path(uri), doc.language_id,
+                                    ls.settings_for(uri))
             edit = minimal_edit(doc.source, fixed)
             if edit is not None:
                 index = result.index
