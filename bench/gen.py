@@ -170,3 +170,26 @@ def big_file(n_bytes: int, seed: int) -> str:
         size += sum(len(l) + 1 for l in block)
         k += 1
     return "\n".join(lines) + "\n"
+
+
+def python_module(n_lines: int, seed: int) -> str:
+    """A Python module of about n_lines: helper functions and classes (with docstrings and
+    decorators), module constants, and one launcher function that starts SGLang with a
+    mistake in it, at the end."""
+    rng = random.Random(seed)
+    out = ["import functools", "import subprocess", "", "MODEL = '/models/llama'", ""]
+    i = 0
+    while len(out) < n_lines - 12:
+        i += 1
+        if rng.random() < 0.2:
+            out += [f"class Helper{i}:", f'    """Helper number {i}."""', "",
+                    f"    def run(self, x):", f"        return [x * {i} for _ in range(3)]", ""]
+        else:
+            out += ["@functools.lru_cache(maxsize=None)" if rng.random() < 0.3 else "# helper",
+                    f"def helper_{i}(x, y={i}):", f'    """Return a number from x and {i}."""',
+                    "    total = 0", "    for k in range(y):", "        total += k * x",
+                    "    return {'total': total, 'name': 'h%d' % y}", ""]
+    out += ["def launch(port):", "    cmd = [", "        'python', '-m', 'sglang.launch_server',",
+            "        '--model-path', MODEL, '--port', str(port),",
+            "        '--tp_size', '2',", "    ]", "    return subprocess.Popen(cmd)", ""]
+    return "\n".join(out) + "\n"

@@ -238,9 +238,10 @@ def bench_large(texts: dict[str, str], big: str, runs: int = 5) -> dict:
     res["first_lint_warmup_ms"] = ms(time.perf_counter() - t0)
     for name, text in texts.items():
         times = []
+        suffix = ".py" if name.startswith("python") else ".sh"
         for _ in range(runs):
             t0 = time.perf_counter()
-            r = lint(text, path=f"{name}.sh")
+            r = lint(text, path=f"{name}{suffix}")
             times.append(time.perf_counter() - t0)
         res[name] = {"lines": text.count("\n"), "chars": len(text), "launches": len(r.launches),
                      "findings": len(r.findings), "median_ms": ms(statistics.median(times)),
@@ -380,7 +381,8 @@ def table(r: dict) -> list[tuple[str, str]]:
     for key, label in [("launches_400", "20k lines, 400 launches"),
                        ("no_launch", "20k lines, no launch"),
                        ("no_launch_mentions_sglang", "20k lines, no launch, 'sglang' in a comment"),
-                       ("one_launch_at_end", "20k lines, 1 launch at the end")]:
+                       ("one_launch_at_end", "20k lines, 1 launch at the end"),
+                       ("python_20k", "20k-line Python module, 1 launcher")]:
         rows.append((f"lint() {label} (median 5)", f"{get('large', key, 'median_ms')} ms"))
     rows.append(("lint() 20 MB file (median 5)",
                  f"{get('large', 'file_20mb', 'median_ms')} ms, notice: "
@@ -422,6 +424,7 @@ async def main() -> int:
     nl = texts["no_launch"]
     cut = nl.index("\n", len(nl) // 2) + 1
     texts["no_launch_mentions_sglang"] = nl[:cut] + "# the sglang servers start later\n" + nl[cut:].split("\n", 1)[1]
+    texts["python_20k"] = gen.python_module(20000, seed=6)
     big = gen.big_file(20 * 1024 * 1024, seed=5)
     paths = {}
     for name, text in [("small_200.sh", small), ("large_20k.sh", texts["launches_400"]),

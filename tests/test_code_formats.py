@@ -638,3 +638,55 @@ async def test_lsp_markdown(client: LanguageClient):
     (d,) = diags
     assert d.code == "SL007"
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (6, 24, 35)
+
+
+# --- big Python modules: defs and classes that name nothing of SGLang are not parsed ------
+
+def test_pruned_and_whole_reading_agree_on_every_golden_python_file(monkeypatch):
+    import glob
+    import servelint.extract.python_launch as pl
+    from servelint.engine import lint as lint_text
+    files = sorted(glob.glob(str(Path(__file__).parent / "golden" / "python" / "*.py")))
+    assert files
+    for path in files:
+        text = open(path, encoding="utf-8").read()
+        whole = [(f.code, f.span, f.message) for f in lint_text(text, path=path).findings]
+        monkeypatch.setattr(pl, "PRUNE_LINES", 0)
+        pruned = [(f.code, f.span, f.message) for f in lint_text(text, path=path).findings]
+        monkeypatch.setattr(pl, "PRUNE_LINES", 2000)
+        assert pruned == whole, path
+
+
+def test_prune_blanks_only_defs_that_name_nothing_of_sglang():
+    from servelint.extract.python_launch import prune
+    text = ("import sglang as sgl\nfrom sglang.srt.server_args import ServerArgs as SA\n"
+            "@decorator\ndef helper(x):\n    '''docs\ndef inside_a_string(): pass\n'''\n    return x\n"
+            "def uses_alias():\n    return sgl.Engine(model_path='m')\n"
+            "class Config:\n    args = SA(model_path='m')\n"
+            "class Other:\n    pass\n"
+            "ARGS = ['--tp-size', '2']\n")
+    out = prune(text)
+    assert len(out) == len(text)
+    assert out.count("\n") == text.count("\n")
+    assert "helper" not in out and "inside_a_string" not in out and "Other" not in out
+    assert "def uses_alias" in out and "class Config" in out and "ARGS = " in out
+    import ast
+    ast.parse(out)
+
+
+def test_prune_leaves_a_file_it_cannot_follow_whole():
+    from servelint.extract.python_launch import prune
+    odd = "x = 1  # a stray ''' in a comment\ndef f():\n    pass\n"
+    assert prune(odd) == odd
+    unclosed = "def f():\n    '''never closed\n"
+    assert prune(unclosed) == unclosed
+
+
+def test_a_big_module_reads_the_same_launches(monkeypatch):
+    from servelint.engine import lint as lint_text
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(1200))
+    text = ("import subprocess\n" + filler +
+            "subprocess.run(['python', '-m', 'sglang.launch_server', '--model-path', 'm', '--tp_size', '2'])\n")
+    assert text.count("\n") > 2000
+    (f,) = lint_text(text, path="big.py").findings
+    assert f.code == "SL002" and "--tp_size" in text[f.span.start:f.span.end]

@@ -38,6 +38,7 @@ read. If it still does not parse, nothing is extracted.
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 import unicodedata
@@ -1073,9 +1074,29 @@ class _Extractor:
         return launch
 
     def anchor(self, s: int) -> int:
+        """Where a comment about the launch at source offset `s` goes: the start of the line
+        of the innermost statement holding it (`x = launch_server_cmd(` when the command
+        string is on the next line), so the comment sits above the statement."""
+        stmt = self._statement_at(s)
+        if stmt is not None:
+            s = stmt
         d = self.ctx.doc(s)
         idx = self.ctx.doc_index
         return idx.line_start(idx.line_of(d))
+
+    def _statement_at(self, s: int) -> int | None:
+        stmts = getattr(self, "_stmts", None)
+        if stmts is None:
+            src = self.ctx.src
+            stmts = sorted(src.span(n) for n in ast.walk(self.tree) if isinstance(n, ast.stmt))
+            self._stmts = stmts
+        k = bisect.bisect_right(stmts, (s, float("inf"))) - 1
+        while k >= 0:  # statements nest or are disjoint: the nearest start holding s is innermost
+            start, end = stmts[k]
+            if start <= s <= end:
+                return start
+            k -= 1
+        return None
 
     def add(self, launch: Launch) -> None:
         self.ctx.result.launches.append(launch)
@@ -1112,7 +1133,9 @@ class _Extractor:
         back = {t: k for k, t in enumerate(table[:-1])}
         doc_ends = [ctx.doc(x) for x in ends]
         fields = [ctx.dspan(a, b) for a, b in dec.fields]
+        anchor = self.anchor(ctx.src.span(node)[0])
         for launch in found.launches:
+            launch.anchor = anchor  # above the statement, not inside the string
             for tok in [launch.entry] + launch.tokens:
                 k = back.get(tok.span.end)
                 if k is not None and k > 0 and tok.span.end > tok.span.start:
@@ -1530,6 +1553,83 @@ def _parse(text: str):
     return None, current
 
 
+# Big modules: functions and classes that cannot take part in a launch are blanked before
+# parsing (offsets unchanged), as the shell reader parses big scripts in windows. A def or
+# class takes part when its text names sglang or a name imported from it.
+PRUNE_LINES = 2000
+_DEF_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]")
+_TRIPLE = re.compile(r"\"\"\"|\'\'\'")
+_QUOTE_IN_COMMENT = re.compile(r"#[^\n]*(?:\"\"\"|\'\'\')")
+_TOP_LINE = re.compile(r"^(?=[^\s#)\]}])", re.M)
+_SGLANG_IMPORT = re.compile(
+    r"^[ \t]*(?:import[ \t]+sglang[\w.]*[ \t]+as[ \t]+(\w+)"
+    r"|from[ \t]+sglang[\w.]*[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n#]*)))", re.M)
+
+
+def _sglang_names(text: str) -> list[str]:
+    names = ["sglang", *BARE_HELPERS]
+    for m in _SGLANG_IMPORT.finditer(text):
+        if m.group(1):
+            names.append(m.group(1))
+        else:
+            for part in re.sub(r"#[^\n]*", "", m.group(2) or m.group(3)).split(","):
+                words = part.split()
+                if words:
+                    names.append(words[-1])
+    return [n for n in names if n.isidentifier()]
+
+
+def prune(text: str) -> str:
+    """The text with every top-level def/class that names nothing of SGLang's blanked;
+    the text itself when its triple-quoted strings cannot be followed."""
+    if _QUOTE_IN_COMMENT.search(text):
+        return text  # a triple quote inside a comment: leave the file whole
+    quotes = [(m.start(), m.group()) for m in _TRIPLE.finditer(text)]
+    strings: list[int] = []  # start, end, start, end ... of triple-quoted strings
+    open_q = None
+    for pos, q in quotes:
+        if open_q is None:
+            open_q = q
+            strings.append(pos)
+        elif q == open_q:
+            open_q = None
+            strings.append(pos + 3)
+    if open_q is not None:
+        return text
+    # Statement starts at column 0 outside triple-quoted strings.
+    starts = [m.start() for m in _TOP_LINE.finditer(text)
+              if bisect.bisect_right(strings, m.start()) % 2 == 0]
+    hits = [m.start() for m in re.finditer(
+        r"\b(?:" + "|".join(map(re.escape, _sglang_names(text))) + r")\b", text)]
+    out: list[str] = []
+    last = 0
+    n = len(starts)
+    i = 0
+    while i < n:
+        start = starts[i]
+        j = i
+        while j < n and text.startswith("@", starts[j]):
+            j += 1  # decorators belong to the def or class that follows
+        if j >= n or not _DEF_START.match(text, starts[j]):
+            i = j + 1 if j > i else i + 1
+            continue
+        end = starts[j + 1] if j + 1 < n else len(text)
+        k = bisect.bisect_left(hits, start)
+        if k < len(hits) and hits[k] < end:
+            i = j + 1
+            continue  # names SGLang: read it
+        body = text[start:end]
+        out.append(text[last:start])
+        if "\r" in body:
+            out.append(re.sub(r"[^\r\n]", " ", body))
+        else:
+            out.append("\n".join(" " * len(x) for x in body.split("\n")))
+        last = end
+        i = j + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
 def _catalog(settings):
     from servelint.catalog import load_catalog
     try:
@@ -1549,7 +1649,18 @@ def extract_python(text: str, to_doc: OffsetMap | None = None, doc_text: str | N
     turns new source text into document text (JSON string escaping in a notebook)."""
     if "sglang" not in text:
         return ExtractResult([], [])
-    tree, parsed_text = _parse(text)
+    tree = None
+    if text.count("\n") > PRUNE_LINES:
+        pruned = prune(text)
+        if pruned != text:
+            try:  # strictly: a pruned text that needs repairs means the pruning misread it
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree, parsed_text = ast.parse(pruned), pruned
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+    if tree is None:
+        tree, parsed_text = _parse(text)
     if tree is None:
         return ExtractResult([], [])
     ctx = _Ctx(text, to_doc, doc_text, doc_index, escape, _catalog(settings))
