@@ -255,8 +255,12 @@ def config_launch(text: str, index: LineIndex, catalog, origin: str | None = Non
     tokens, findings = config_tokens(text, catalog, origin)
     host = ConfigHost(text, index, tokens)
     entry = Token(Span(0, 0), "--config", raw="")
+    # The file is the launch: a suppression comment goes above its first key (the header
+    # comments and blank lines before it are not where a comment about the launch can stack).
+    first = re.search(r"(?m)^[ \t]*[^\s#]", text)
+    anchor = first.start() if first else 0
     launch = Launch(kind="config", entry=entry, tokens=tokens, host=host,
-                    span=Span(0, len(text)), anchor=0)
+                    span=Span(0, len(text)), anchor=anchor)
     return launch, findings
 
 

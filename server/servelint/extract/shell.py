@@ -512,6 +512,19 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
     return result
 
 
+def logical_line_start(index: LineIndex, line: int) -> int:
+    """The first line of the logical line that `line` belongs to: a command that starts on a
+    line continued with a backslash (`cd /x && \\`) starts, for a comment above it, where
+    that continued line starts (a comment after the backslash would cut the command)."""
+    text = index.text
+    while line > 0:
+        prev = text[index.line_start(line - 1):index.line_end(line - 1)].rstrip("\r")
+        if not prev.endswith("\\") or (len(prev) - len(prev.rstrip("\\"))) % 2 == 0:
+            break
+        line -= 1
+    return line
+
+
 def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
     words, assigns = command_words(node)
     tokens = [make_token(w, src) for w in words]
@@ -533,7 +546,7 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
             k, v = tok.text.split("=", 1)
             env.setdefault(k, v)
     start = src.span(node).start
-    anchor = host.index.line_start(host.index.line_of(start))
+    anchor = host.index.line_start(logical_line_start(host.index, host.index.line_of(start)))
     launch = Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host,
                     span=src.span(node), env=env, anchor=anchor)
     result.launches.append(launch)

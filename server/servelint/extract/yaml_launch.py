@@ -1162,10 +1162,13 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
         bisect.insort(prep.output, (ls, le))
         chunk = prep.text[start:end]
         roots, error = compose(chunk, start)
+    before = len(result.launches)
     for root in roots:
         ctx = Ctx(text, index, prep, _document_mode(root), result)
         ctx.merged = _merge_sources(root)
         walk(ctx, root)
+    if len(result.launches) > before:
+        _settle_anchors(roots, result.launches[before:], index)
     if error is not None:
         # Past the point the parser could not read: the shell lines of block scalars
         # (their lines are the document's lines) are still found.
@@ -1176,6 +1179,31 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
             res = script_launches(rest, None, ls, text, index, "'")
             result.launches.extend(res.launches)
             result.findings.extend(res.findings)
+
+
+def _settle_anchors(roots: list[Node], launches: list, index: LineIndex) -> None:
+    """A comment line inside a folded, plain or quoted scalar is part of the string (or ends
+    it), not a YAML comment: a launch that starts on a later line of such a scalar has its
+    anchor (where a suppression comment goes) on the scalar's first line, the line of the
+    key or list item (`command: >`, `- >-`). Literal blocks (`|`) keep the launch's own line:
+    their lines are the script's lines, where `#` starts a shell comment."""
+    spans = []
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.kind == "scalar":
+            if node.style != "|" and index.line_of(node.end) > index.line_of(node.start):
+                spans.append((node.start, node.end))
+        elif node.kind in ("seq", "map"):
+            stack.extend(node.items)
+    if not spans:
+        return
+    spans.sort()
+    starts = [s for s, _ in spans]
+    for launch in launches:
+        k = bisect.bisect_left(starts, launch.anchor) - 1  # scalars never nest
+        if k >= 0 and spans[k][0] < launch.anchor < spans[k][1]:
+            launch.anchor = index.line_start(index.line_of(spans[k][0]))
 
 
 def _unknown_pass(prep: Prepared, result: ExtractResult) -> None:
