@@ -209,6 +209,11 @@ def pack_problem_messages(problems) -> tuple[list[str], str]:
     return logs, shown
 
 
+def settings_problem_message(errors: list[str]) -> str:
+    """The one warning about invalid editor settings (each error names its key)."""
+    return "servelint settings: " + "; ".join(errors) + " (using defaults for those)"
+
+
 def config_problem_messages(cfg) -> tuple[str, str]:
     """The log line and the message that tell the user about an invalid configuration
     file (servelint.config.ProjectConfig)."""
@@ -227,7 +232,11 @@ def _first_lint(stdout, doc: dict, options) -> None:
 
     uri = doc["uri"]
     # As the pygls server does: the editor's settings, combined with the project file.
-    settings = Settings.from_dict(options or {})
+    errors: list[str] = []
+    settings = Settings.from_dict(options or {}, errors)
+    if errors:
+        _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
+                       "params": {"type": 2, "message": settings_problem_message(errors)}})
     settings, problems = settings_for(_file_path(uri), settings, trusted=workspace_trusted(options))
     for cfg in problems:
         logged, shown = config_problem_messages(cfg)

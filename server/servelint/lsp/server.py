@@ -27,7 +27,8 @@ from pygls.lsp.server import LanguageServer
 from servelint import __version__
 from servelint import config
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
-from servelint.lsp.bootstrap import LINT_WORKSPACE, config_problem_messages, pack_problem_messages
+from servelint.lsp.bootstrap import (LINT_WORKSPACE, config_problem_messages,
+                                     pack_problem_messages, settings_problem_message)
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.hover import hover_at
 from servelint.rules import is_pack_path
@@ -73,7 +74,7 @@ class ServelintServer(LanguageServer):
         if errors and errors != self.config_errors:
             self.window_show_message(lsp.ShowMessageParams(
                 type=lsp.MessageType.Warning,
-                message="servelint settings: " + "; ".join(errors) + " (using defaults for those)"))
+                message=settings_problem_message(errors)))
         self.config_errors = errors
 
     def client_pulls_configuration(self) -> bool:
