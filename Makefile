@@ -6,8 +6,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.servelint-installed
 TEST_STAMP := $(VENV)/.servelint-test-installed
+NPM_STAMP := node_modules/.servelint-npm-installed
+WHEEL_STAMP := client/.wheelhouse/.fetched
 
-.PHONY: demo test install install-test bench docs conformance sglang-env nvim clean
+.PHONY: demo test install install-test bench docs conformance sglang-env nvim clean node client wheelhouse
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,8 +35,36 @@ nvim:
 	  echo "installing neovim for the editor end-to-end test"; \
 	  (apt-get update -qq && apt-get install -y -qq neovim) >/dev/null; }
 
+node:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  echo "installing nodejs and npm for the VS Code extension"; \
+	  (apt-get update -qq && apt-get install -y -qq nodejs npm) >/dev/null; }
+
+# --ignore-scripts: no install script of any package runs (esbuild works without its
+# postinstall; vsce's optional keytar is only needed for publishing).
+$(NPM_STAMP): package.json package-lock.json | node
+	npm ci --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+# Wheels of the server's pinned dependencies for every supported CPython (network), so
+# that bundling the server into the extension runs offline.
+$(WHEEL_STAMP): pyproject.toml client/scripts/bundle_server.py | $(TEST_STAMP)
+	$(PY) client/scripts/bundle_server.py fetch
+	@touch $@
+
+wheelhouse: $(WHEEL_STAMP)
+
+## The VS Code extension: type check and bundle, bundle the server, node tests (unit and
+## protocol, against .venv and the bundled server), package servelint-0.1.0.vsix, check it.
+client: $(TEST_STAMP) $(NPM_STAMP) $(WHEEL_STAMP)
+	npm run --silent compile
+	SERVELINT_PYTHON=$(abspath $(PY)) npm run --silent bundle-server
+	SERVELINT_PYTHON=$(abspath $(PY)) npm test
+	SERVELINT_PYTHON=$(abspath $(PY)) npm run package
+	npm run --silent check-vsix
+
 ## Every test suite.
-test: $(TEST_STAMP) nvim
+test: $(TEST_STAMP) nvim client
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
@@ -55,4 +85,4 @@ conformance: $(STAMP) sglang-env
 	$(PY) tools/conformance.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info server/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info server/*.egg-info node_modules bundled client/out client/.wheelhouse servelint-*.vsix
