@@ -14,6 +14,7 @@ from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Seve
 from servelint.rules import RuleSet, load_pack_text, rule_set
 from servelint.rules.apply import apply_rules
 from servelint.settings import Settings
+from servelint.suppress import Suppressions
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,11 @@ class LintResult:
 
 
 def lint(text: str, path: str | None = None, language_id: str | None = None,
-         settings: Settings | None = None, fmt: str | None = None) -> LintResult:
+         settings: Settings | None = None, fmt: str | None = None, *,
+         suppression_actions: bool = False) -> LintResult:
+    """Lint a document. `suppression_actions`: also give each finding the unsafe fixes
+    "Disable CODE for this launch/file" (the editor's code actions; fix-all never applies
+    unsafe fixes)."""
     settings = settings or Settings()
     fmt = fmt or detect_format(path, language_id, text, settings.rule_packs)
     result = LintResult(path, text, fmt)
@@ -124,6 +129,11 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             result.notices.append("internal error while applying rules; see the log")
         if config_file is not None:
             findings[start:] = settle_foreign(findings[start:], config_file)
+    # Suppression comments, before the settings: SL094/SL095 are filtered like any code.
+    sup = Suppressions(text, index, fmt)
+    if sup.present and getattr(settings, "respect_suppressions", True):
+        findings = sup.apply(findings, result.launches, settings.wants,
+                             _known_codes(result, settings, catalog))
     out = []
     seen: set[tuple] = set()
     for f in findings:
@@ -137,8 +147,28 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             f.severity = settings.severity[f.code]
         out.append(f)
     out.sort(key=lambda f: (f.span.start, f.code))
+    if suppression_actions and out:
+        sup.add_actions(out, result.launches)
     result.findings = out
     return result
+
+
+def _known_codes(result: LintResult, settings: Settings, catalog: Catalog):
+    """Whether a code is one servelint can report here: a check, or a rule of the packs in
+    effect (loaded only when a suppression names a code that is not a check)."""
+    checks = load_checks()
+    codes: set[str] | None = None
+
+    def known(code: str) -> bool:
+        nonlocal codes
+        if code in checks:
+            return True
+        if codes is None:
+            rules = result.rules or rule_set(catalog.version, settings.rule_packs, result.path,
+                                             settings.project_rules)
+            codes = {r.code for r in rules.rules}
+        return code in codes
+    return known
 
 
 # --- --config files named by a launch ----------------------------------------------------

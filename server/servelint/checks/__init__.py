@@ -28,7 +28,8 @@ class Check:
     fix_safety: str
     since: str = "0.1.0"
     run: Callable[..., Iterable[Finding]] | None = None
-    scope: str = "launch"  # launch: runs per parsed launch; host: reported by an extractor
+    scope: str = "launch"  # launch: runs per parsed launch; host: reported by an extractor;
+    # suppression: reported by the suppression pass (suppress.py)
     tags: list[str] = field(default_factory=list)
     lang: str = "bash"
 
@@ -81,7 +82,7 @@ _MODULES = [
     "missing_value", "invalid_type", "invalid_choice", "deprecated_option", "removed_option",
     "duplicate_option", "missing_model_path", "value_on_flag", "stray_argument",
     "broken_continuation", "broken_rule_pack", "bad_config_file",
-    "config_equals", "config_unsupported",
+    "config_equals", "config_unsupported", "unused_suppression", "bad_suppression",
 ]
 
 

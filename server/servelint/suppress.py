@@ -1,0 +1,425 @@
+"""Suppression comments.
+
+    # servelint: disable=SL002,SL004 -- reason        (the launch that starts below)
+    # servelint: disable-file=SL004 -- reason         (the whole file)
+
+- The comment marker is the format's: `#` in shell, YAML, SGLang config files, Dockerfiles
+  and Python, `//` in launch.json (JSONC), the block's language inside a Markdown fence (and
+  `<!-- servelint: disable-file=... -->` in the Markdown itself). A directive is a line whose
+  text, after indentation, is the marker, optional blanks, then `servelint:`; `servelint:`
+  anywhere else on a line is not read.
+- `disable` applies to the launches whose anchor (`Launch.anchor`, the line a comment about
+  the launch sits above) is the first line below it that is not a comment: several comment
+  lines may be stacked above a launch. A directive on the line right after a line continued
+  with a backslash is part of that command, not above the next one: it applies to nothing
+  and is reported (SL095).
+- Codes are exact (`SL002`, case-insensitive) or `all`; no prefixes. An unknown code is
+  reported (SL095) and silences nothing.
+- A finding is silenced by a launch's directive when it belongs to that launch
+  (`launch_index`) or its span lies inside the launch's span.
+- A code that silenced nothing is reported (SL094, with a safe fix that removes it), unless
+  the settings do not enable that code (its findings would not be shown either way, so
+  whether it is needed cannot be told). SL094 and SL095 themselves are silenced only by a
+  `disable-file` naming them (not by `all`).
+
+Everything here runs only when the text contains `servelint:` (one substring search), apart
+from the code actions (`add_actions`), which look at the lines above each finding's launch.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Severity, Span
+
+MARK = "servelint:"
+UNUSED = "SL094"
+BAD = "SL095"
+ALL = "ALL"
+REASON = "TODO: reason"  # what the code action writes after `--`, for the user to replace
+KINDS = ("disable", "disable-file")
+
+HASH = "#"
+SLASHES = "//"
+MARKERS = {"shell": HASH, "yaml": HASH, "sglang-config": HASH, "dockerfile": HASH,
+           "python": HASH, "launch-json": SLASHES}
+# Markdown: the fence's language; blocks servelint reads are shell, Python or Dockerfile.
+SLASH_INFOS = {"json", "jsonc", "json5"}
+
+_CODE = re.compile(r"[^,\s]+")
+_STARTS = {m: re.compile(re.escape(m) + r"[ \t]*servelint:") for m in (HASH, SLASHES)}
+_HTML_START = re.compile(r"<!--[ \t]*servelint:")
+_BODY = re.compile(r"[ \t]*([A-Za-z][\w-]*)[ \t]*(=?)")
+_QUOTE_PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
+_INDENT = re.compile(r"[ \t]*")
+
+
+@dataclass
+class Code:
+    text: str  # upper case, as matched against findings
+    written: str
+    span: Span
+    known: bool = True
+    used: bool = False
+
+
+@dataclass
+class Directive:
+    kind: str  # "disable" | "disable-file"
+    line: int
+    span: Span  # the comment, for findings about it
+    codes: list[Code]
+    codes_end: int  # after the last code: where the code action appends one
+    target: int | None = None  # disable: the line of the launches it applies to
+    launches: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Line:
+    marker: str | None  # the comment marker there (None: no comments, e.g. a notebook)
+    html: bool = False  # Markdown outside a fence: `<!-- -->`
+    quoted: bool = False  # inside a block quote: lines start with `>`
+
+
+class Suppressions:
+    """The suppression comments of one document (parsed on first use)."""
+
+    def __init__(self, text: str, index: LineIndex, fmt: str | None):
+        self.text = text
+        self.index = index
+        self.fmt = fmt
+        self.present = MARK in text
+        self._blocks = None
+        self._directives: list[Directive] | None = None
+        self._targets: dict[int, list[Directive]] | None = None
+        self.problems: list[Finding] = []
+
+    # --- lines and comment markers ----------------------------------------------------
+
+    def line_text(self, line: int) -> str:
+        return self.text[self.index.line_start(line):self.index.line_end(line)].rstrip("\r")
+
+    def _markdown_blocks(self):
+        if self._blocks is None:
+            from servelint.extract.markdown import blocks
+            self._blocks = [(b.start, b.end, b.info, b.quoted) for b in blocks(self.text)]
+        return self._blocks
+
+    def kind_of(self, line: int) -> _Line:
+        if self.fmt == "markdown":
+            at = self.index.line_start(line)
+            for start, end, info, quoted in self._markdown_blocks():
+                if start <= at < end:
+                    return _Line(SLASHES if info in SLASH_INFOS else HASH, quoted=quoted)
+            return _Line(None, html=True)
+        return _Line(MARKERS.get(self.fmt or ""))
+
+    def _content(self, line: int, kind: _Line) -> tuple[str, int]:
+        """The line without its indentation (and block quote markers), and where it starts."""
+        raw = self.line_text(line)
+        m = (_QUOTE_PREFIX if kind.quoted else _INDENT).match(raw)
+        return raw[m.end():], m.end()
+
+    def is_comment(self, line: int) -> bool:
+        kind = self.kind_of(line)
+        if kind.marker is None:
+            return bool(kind.html) and self._content(line, kind)[0].startswith("<!--")
+        return self._content(line, kind)[0].startswith(kind.marker)
+
+    def continued(self, line: int) -> bool:
+        """The line before `line` ends with a line-continuing backslash."""
+        if line == 0:
+            return False
+        prev = self.line_text(line - 1)
+        trail = len(prev) - len(prev.rstrip("\\"))
+        return trail % 2 == 1 and not self.is_comment(line - 1)
+
+    # --- parsing ----------------------------------------------------------------------
+
+    def directives(self) -> list[Directive]:
+        if self._directives is None:
+            self._directives = self._parse() if self.present else []
+        return self._directives
+
+    def _parse(self) -> list[Directive]:
+        out: list[Directive] = []
+        text, index = self.text, self.index
+        seen: set[int] = set()
+        pos = text.find(MARK)
+        while pos != -1:
+            line = index.line_of(pos)
+            if line not in seen:
+                seen.add(line)
+                d = self._directive(line, pos)
+                if d is not None:
+                    out.append(d)
+            pos = text.find(MARK, pos + len(MARK))
+        return out
+
+    def _directive(self, line: int, pos: int) -> Directive | None:
+        kind = self.kind_of(line)
+        content, cut = self._content(line, kind)
+        ls = self.index.line_start(line)
+        if kind.html:
+            m = _HTML_START.match(content)
+        elif kind.marker is not None:
+            m = _STARTS[kind.marker].match(content)
+        else:
+            return None
+        if m is None or ls + cut + m.end() != pos + len(MARK):
+            return None  # not a comment line, or `servelint:` is not what the comment starts with
+        body_start = ls + cut + m.end()
+        body_end = ls + len(self.line_text(line))
+        if kind.html:
+            close = self.text.rfind("-->", body_start, body_end)
+            if close == -1:
+                return self._bad(Span(ls + cut, body_end), "this HTML comment is not closed on its "
+                                 "line: write <!-- servelint: disable-file=CODE -- reason -->")
+            body_end = close
+        comment = Span(ls + cut, ls + len(self.line_text(line)))
+        body = self.text[body_start:body_end]
+        m = _BODY.match(body)
+        if m is None or m.group(1).lower() not in KINDS or not m.group(2):
+            word = m.group(1) if m else body.strip()[:20]
+            return self._bad(comment, f"servelint cannot read this comment ('{word}'): write "
+                             "'servelint: disable=CODE -- reason' above a launch or "
+                             "'servelint: disable-file=CODE -- reason'")
+        directive = m.group(1).lower()
+        rest_start = body_start + m.end()
+        dash = self.text.find("--", rest_start, body_end)
+        codes_stop = body_end if dash == -1 else dash
+        codes: list[Code] = []
+        for cm in _CODE.finditer(self.text, rest_start, codes_stop):
+            codes.append(Code(cm.group(0).upper(), cm.group(0), Span(cm.start(), cm.end())))
+        if not codes:
+            return self._bad(comment, f"this suppression names no code: write "
+                             f"'servelint: {directive}=CODE -- reason' (CODE: SL002, or all)")
+        d = Directive(directive, line, comment, codes, codes[-1].span.end)
+        if directive == "disable":
+            if kind.html:
+                self._bad(comment, "in Markdown text only disable-file is read; to silence one "
+                          "launch, write the comment inside its code block, above the command")
+                return None
+            if self.continued(line):
+                self._bad(comment, "this suppression follows a line continued with a backslash, "
+                          "so it is part of that command and applies to nothing: put it above "
+                          "the whole command")
+                return None
+            below = line + 1
+            last = len(self.index.starts) - 1
+            while below <= last and self.is_comment(below):
+                below += 1
+            if below <= last and self.line_text(below).strip(" \t>"):
+                d.target = below
+        return d
+
+    def _bad(self, span: Span, message: str) -> None:
+        self.problems.append(Finding(BAD, Severity.WARNING, message, span))
+        return None
+
+    # --- applying ---------------------------------------------------------------------
+
+    def apply(self, findings: list[Finding], launches: list[Launch], wants: Callable[[str], bool],
+              known: Callable[[str], bool]) -> list[Finding]:
+        """`findings` without the silenced ones, plus SL094 for each code that silenced
+        nothing and SL095 for each comment servelint cannot use."""
+        directives = self.directives()
+        if not directives and not self.problems:
+            return findings
+        by_line: dict[int, list[int]] = {}
+        for n, launch in enumerate(launches):
+            by_line.setdefault(self.index.line_of(launch.anchor), []).append(n)
+        file_codes: dict[str, list[Code]] = {}
+        launch_codes: dict[int, dict[str, list[Code]]] = {}
+        for d in directives:
+            for c in d.codes:
+                if c.text != ALL and not known(c.text):
+                    c.known = False
+                    self.problems.append(Finding(
+                        BAD, Severity.WARNING,
+                        f"unknown code '{c.written}' in this suppression: servelint has no such "
+                        "rule, so it silences nothing (codes are exact, like SL002, or all; "
+                        "a reason goes after --)", c.span))
+            good = [c for c in d.codes if c.known]
+            if d.kind == "disable-file":
+                for c in good:
+                    file_codes.setdefault(c.text, []).append(c)
+            elif d.target is not None:
+                d.launches = by_line.get(d.target, [])
+                for n in d.launches:
+                    slot = launch_codes.setdefault(n, {})
+                    for c in good:
+                        slot.setdefault(c.text, []).append(c)
+        # A finding with no launch_index (an extractor's) belongs to the launch whose span
+        # holds it: the nearest launch with a suppression that starts before it.
+        starts = sorted((launches[n].span.start, n) for n in launch_codes)
+        out = []
+        for f in findings:
+            hits = _hits(file_codes, f.code)
+            n = f.launch_index
+            if n is None and starts:
+                k = bisect.bisect_right(starts, (f.span.start, len(launches))) - 1
+                if k >= 0 and _inside(f.span, launches[starts[k][1]].span):
+                    n = starts[k][1]
+            if n in launch_codes:
+                hits.extend(_hits(launch_codes[n], f.code))
+            if hits:
+                for c in hits:
+                    c.used = True
+                continue
+            out.append(f)
+        extra = list(self.problems)
+        for d in directives:
+            unused = [c for c in d.codes if c.known and not c.used and c.text not in (UNUSED, BAD)
+                      and (c.text == ALL or wants(c.text))]
+            keep = [c for c in d.codes if c not in unused]
+            for c in unused:
+                extra.append(self._unused(d, c, keep))
+        meta = {UNUSED: file_codes.get(UNUSED, []), BAD: file_codes.get(BAD, [])}
+        for f in extra:
+            if meta.get(f.code):
+                for c in meta[f.code]:
+                    c.used = True
+                continue
+            out.append(f)
+        return out
+
+    def _unused(self, d: Directive, c: Code, keep: list[Code]) -> Finding:
+        name = "anything" if c.text == ALL else c.written
+        if d.kind == "disable-file":
+            message = "unused suppression: nothing is reported in this file" if c.text == ALL \
+                else f"unused suppression: {c.written} is not reported anywhere in this file"
+        elif d.target is None:
+            message = f"unused suppression of {name}: no launch starts right below this comment " \
+                      "(a blank line or the end of the file follows it)"
+        elif not d.launches:
+            message = f"unused suppression of {name}: no launch starts on the line below"
+            if self.fmt == "yaml":
+                message += " (in a literal block script, the comment goes inside the script, " \
+                           "above the command)"
+        elif c.text == ALL:
+            message = "unused suppression: nothing is reported on the launch below"
+        else:
+            message = f"unused suppression: {c.written} is not reported on the launch below"
+        if keep:
+            i = d.codes.index(c)
+            if i > 0:
+                cut = Span(d.codes[i - 1].span.end, c.span.end)
+            else:
+                cut = Span(c.span.start, d.codes[1].span.start)
+            fix = Fix(f"Remove {c.written} from the suppression", [Edit(cut, "")], preferred=True)
+        else:
+            fix = Fix("Remove the unused suppression comment", [Edit(self._whole_line(d.line), "")],
+                      preferred=True)
+        return Finding(UNUSED, Severity.WARNING, message, c.span, fixes=[fix], unnecessary=True)
+
+    def _whole_line(self, line: int) -> Span:
+        start = self.index.line_start(line)
+        end = self.index.line_end(line)
+        if end < len(self.text):
+            return Span(start, end + 1)
+        return Span(start - 1 if start > 0 else start, end)  # the last line: its newline before
+
+    # --- code actions -----------------------------------------------------------------
+
+    def add_actions(self, findings: Iterable[Finding], launches: list[Launch]) -> None:
+        """Append to each finding the unsafe fixes "Disable CODE for this launch" and "...
+        for this file" (never applied by fix-all or --fix: they hide, they do not repair)."""
+        if MARKERS.get(self.fmt or "") is None and self.fmt != "markdown":
+            return
+        launch_actions: dict[tuple[int, str], Fix | None] = {}
+        file_actions: dict[str, Fix | None] = {}
+        for f in findings:
+            if f.code in (UNUSED, BAD):
+                continue
+            n = f.launch_index
+            if n is None:
+                n = next((k for k, l in enumerate(launches) if _inside(f.span, l.span)), None)
+            if n is not None and 0 <= n < len(launches) and launches[n].kind != "config":
+                key = (self.index.line_of(launches[n].anchor), f.code)
+                if key not in launch_actions:
+                    launch_actions[key] = self._launch_action(key[0], f.code)
+                if launch_actions[key] is not None:
+                    f.fixes.append(launch_actions[key])
+            if f.code not in file_actions:
+                file_actions[f.code] = self._file_action(f.code)
+            if file_actions[f.code] is not None:
+                f.fixes.append(file_actions[f.code])
+
+    def _launch_action(self, line: int, code: str) -> Fix | None:
+        kind = self.kind_of(line)
+        if kind.marker is None:
+            return None
+        title = f"Disable {code} for this launch"
+        if self._targets is None:
+            self._targets = {}
+            for d in self.directives():
+                if d.kind == "disable" and d.target is not None:
+                    self._targets.setdefault(d.target, []).append(d)
+        above = self._targets.get(line, [])
+        if above:
+            d = max(above, key=lambda d: d.line)  # the one nearest the launch
+            if any(c.text in (code, ALL) for c in d.codes):
+                return None
+            return Fix(title, [Edit(Span(d.codes_end, d.codes_end), f",{code}")], safe=False)
+        start = self.index.line_start(line)
+        raw = self.line_text(line)
+        indent = (_QUOTE_PREFIX if kind.quoted else _INDENT).match(raw).group(0)
+        new = f"{indent}{kind.marker} servelint: disable={code} -- {REASON}{self._newline(line)}"
+        return Fix(title, [Edit(Span(start, start), new)], safe=False)
+
+    def _file_action(self, code: str) -> Fix | None:
+        title = f"Disable {code} for this file"
+        existing = [d for d in self.directives() if d.kind == "disable-file"]
+        if existing:
+            d = existing[0]
+            if any(c.text in (code, ALL) for c in d.codes):
+                return None
+            return Fix(title, [Edit(Span(d.codes_end, d.codes_end), f",{code}")], safe=False)
+        line = self._file_line()
+        start = self.index.line_start(line) if line < len(self.index.starts) else len(self.text)
+        nl = self._newline(0)
+        if self.fmt == "markdown":
+            new = f"<!-- servelint: disable-file={code} -- {REASON} -->{nl}"
+        else:
+            new = f"{MARKERS[self.fmt]} servelint: disable-file={code} -- {REASON}{nl}"
+        if start == len(self.text) and self.text and not self.text.endswith("\n"):
+            new = nl + new.rstrip("\r\n")
+        return Fix(title, [Edit(Span(start, start), new)], safe=False)
+
+    def _file_line(self) -> int:
+        """Where a disable-file comment is inserted: the top, after what must stay first
+        (a shebang, a Python coding line, Dockerfile parser directives, Markdown front matter)."""
+        last = len(self.index.starts) - 1
+        line = 0
+        first = self.line_text(0)
+        if self.fmt == "markdown":
+            if first.strip() == "---":
+                for k in range(1, last + 1):
+                    if self.line_text(k).strip() in ("---", "..."):
+                        return k + 1
+            return 0
+        if first.startswith("#!"):
+            line = 1
+        if self.fmt == "python":
+            while line <= min(last, 1) and re.match(r"[ \t\f]*#.*?coding[:=]", self.line_text(line)):
+                line += 1
+        elif self.fmt == "dockerfile":
+            while line <= last and re.match(r"#[ \t]*[A-Za-z]+[ \t]*=", self.line_text(line)):
+                line += 1
+        return line
+
+    def _newline(self, line: int) -> str:
+        end = self.index.line_end(min(line, len(self.index.starts) - 1))
+        return "\r\n" if end > 0 and self.text[end - 1:end] == "\r" else "\n"
+
+
+def _hits(codes: dict[str, list[Code]], code: str) -> list[Code]:
+    return codes.get(code, []) + codes.get(ALL, [])
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return outer.start <= span.start and span.end <= outer.end
