@@ -21,7 +21,8 @@ import {
   ServerSettings,
 } from "./config";
 import { displayArgv, findInterpreter, interpreterCandidates, noInterpreterMessage } from "./interpreter";
-import { serverCommand } from "./launch";
+import * as fs from "node:fs";
+import { BundleManifest, bundleMismatch, serverCommand } from "./launch";
 import { activeInterpreter, onActiveEnvironmentChanged } from "./python";
 import { formatLintSummary, LINT_WORKSPACE_COMMAND } from "./summary";
 
@@ -59,6 +60,14 @@ function settingsFor(scope: vscode.Uri | undefined): ServerSettings {
   const folder = scope ? vscode.workspace.getWorkspaceFolder(scope) ?? firstFolder() : firstFolder();
   const config = vscode.workspace.getConfiguration("servelint", folder?.uri ?? scope);
   return serverSettings(config, folder?.uri.fsPath, vscode.workspace.isTrusted);
+}
+
+function readBundleManifest(): BundleManifest | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(vscode.Uri.joinPath(vscode.Uri.file(extensionRoot), "bundled", "manifest.json").fsPath, "utf8")) as BundleManifest;
+  } catch {
+    return undefined;
+  }
 }
 
 function enqueue(step: () => Promise<void>): Promise<void> {
@@ -121,6 +130,13 @@ async function startClient(): Promise<void> {
   if (plan.warning) {
     log(plan.warning);
     void vscode.window.showWarningMessage(plan.warning);
+  }
+  if (plan.uses === "bundled") {
+    const mismatch = bundleMismatch(readBundleManifest(), found.probe.version);
+    if (mismatch) {
+      log(`Warning: ${mismatch}`);
+      void vscode.window.showWarningMessage(`servelint: ${mismatch}`);
+    }
   }
   log(`Python ${found.probe.version.join(".")} (${found.candidate.source}): ${found.probe.executable || found.candidate.argv[0]}`);
   log(`Starting: ${displayArgv([plan.command, ...plan.args])} (servelint: ${plan.uses})`);

@@ -69,3 +69,27 @@ export function serverCommand(input: LaunchInput): LaunchPlan {
   }
   return { command, args, env, cwd: input.extensionRoot, uses, warning };
 }
+
+/** bundled/manifest.json, written by client/scripts/bundle_server.py. */
+export interface BundleManifest {
+  platform?: string;
+  pythons?: string[];
+}
+
+/** Why the bundled libraries cannot run in this Python, or undefined when they can (or
+ * when the manifest does not say). */
+export function bundleMismatch(manifest: BundleManifest | undefined,
+  version: readonly number[]): string | undefined {
+  const pythons = manifest?.pythons;
+  if (!Array.isArray(pythons) || pythons.length === 0) {
+    return undefined;
+  }
+  const mine = `${version[0]}.${version[1]}`;
+  if (pythons.includes(mine)) {
+    return undefined;
+  }
+  return `the servelint bundled with the extension has compiled modules for CPython ${pythons.join(", ")}` +
+    `${manifest?.platform ? ` on ${manifest.platform}` : ""}, not for Python ${mine}; ` +
+    "choose another interpreter with servelint.interpreter, or install servelint into the environment " +
+    "and set servelint.importStrategy to fromEnvironment.";
+}

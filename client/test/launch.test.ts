@@ -2,7 +2,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 
-import { LaunchInput, prependPythonPath, serverCommand } from "../src/launch";
+import { bundleMismatch, LaunchInput, prependPythonPath, serverCommand } from "../src/launch";
 
 const base: LaunchInput = {
   interpreter: ["/usr/bin/python3"],
@@ -59,4 +59,12 @@ test("Windows keeps the environment's own spelling of PYTHONPATH", () => {
   const plan = serverCommand({ ...base, platform: "win32", baseEnv: { PythonPath: "C:\\mine" } });
   assert.deepEqual(Object.keys(plan.env).filter((k) => k.toUpperCase() === "PYTHONPATH"), ["PythonPath"]);
   assert.match(plan.env.PythonPath ?? "", /;C:\\mine$/);
+});
+
+test("the bundle's Python versions are checked against the interpreter", () => {
+  const manifest = { platform: "linux-x86_64", pythons: ["3.10", "3.11", "3.12", "3.13", "3.14"] };
+  assert.equal(bundleMismatch(manifest, [3, 12, 1]), undefined);
+  assert.match(bundleMismatch(manifest, [3, 15, 0]) ?? "", /CPython 3\.10, 3\.11, 3\.12, 3\.13, 3\.14 on linux-x86_64, not for Python 3\.15/);
+  assert.equal(bundleMismatch(undefined, [3, 15, 0]), undefined);
+  assert.equal(bundleMismatch({}, [3, 15, 0]), undefined);
 });

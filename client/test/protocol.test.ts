@@ -21,7 +21,7 @@ import {
 
 import { fromObject, initializationOptions, serverSettings } from "../src/config";
 import { findInterpreter, interpreterCandidates } from "../src/interpreter";
-import { serverCommand } from "../src/launch";
+import { bundleMismatch, serverCommand } from "../src/launch";
 import { formatLintSummary, LINT_WORKSPACE_COMMAND } from "../src/summary";
 import { ROOT, testPython } from "./support";
 
@@ -191,6 +191,8 @@ test("the bundled server, started as the extension starts it in limited mode", {
     bundledLibs: libs, extensionRoot: ROOT, baseEnv, platform: process.platform,
   });
   assert.equal(plan.uses, "bundled");
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "bundled", "manifest.json"), "utf8"));
+  assert.equal(bundleMismatch(manifest, found.probe.version), undefined);
   // That interpreter really imports the bundled copy of servelint and its dependencies.
   const where = spawnSync(plan.command, ["-c",
     "import servelint, pygls, lsprotocol, yaml, tree_sitter, tree_sitter_bash; print(servelint.__file__); print(pygls.__file__); print(tree_sitter.__file__)"],
