@@ -124,7 +124,9 @@ async def test_rule_conflict_on_both_flags_with_hover_and_fix(client: LanguageCl
         context=types.CodeActionContext(diagnostics=[err])))
     titles = [(a.title, bool(a.is_preferred)) for a in actions if a.kind == types.CodeActionKind.QuickFix]
     assert titles == [("Remove --enable-hisparse (SL101)", True),
-                      ("Remove --prefill-only-disable-kv-cache (SL101)", False)]
+                      ("Remove --prefill-only-disable-kv-cache (SL101)", False),
+                      ("Disable SL101 for this launch", False),
+                      ("Disable SL101 for this file", False)]
     fixed = apply_lsp_edits(SEED_SCRIPT, actions[0].edit.changes[SEED_URI])
     assert fixed == SEED_SCRIPT.replace(" \\\n  --enable-hisparse\n", "\n")
 

@@ -32,6 +32,7 @@ def capabilities() -> dict:
         "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.servelint"],
                                "resolveProvider": False},
         "executeCommandProvider": {"commands": [LINT_WORKSPACE]},
+        "completionProvider": {"triggerCharacters": ["-", " ", "="], "resolveProvider": True},
         "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True},
                       "fileOperations": {}},
     }
@@ -244,7 +245,8 @@ def _first_lint(stdout, doc: dict, options) -> None:
                        "params": {"type": 2, "message": logged}})
         _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
                        "params": {"type": 2, "message": shown}})
-    result = lint(doc.get("text", ""), _path(uri), doc.get("languageId"), settings)
+    result = lint(doc.get("text", ""), _path(uri), doc.get("languageId"), settings,
+                  suppression_actions=True)
     if result.rules is not None and result.rules.problems:
         logs, shown = pack_problem_messages(result.rules.problems)
         for line in logs:

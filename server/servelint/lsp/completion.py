@@ -16,6 +16,11 @@ Every item replaces the word being typed. A client that supports the completion 
 and items built once per catalog and reused (each with `textEditText` where the
 inserted text is not the label); any other client gets a `textEdit` on every item.
 `completion_for` never raises: a failure is logged and answers no items.
+
+A client that can resolve an item's documentation lazily (`resolveSupport` naming
+`documentation`, as VS Code and Neovim declare) gets items without it, and
+`completionItem/resolve` fills it in: the list of every option shrinks from about
+320 KB to a tenth of that, which is what a keystroke costs to serialize and send.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ log = logging.getLogger(__name__)
 
 TRIGGER_CHARACTERS = ["-", " ", "="]
 COMPLETION_OPTIONS = lsp.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS,
-                                           resolve_provider=False)
+                                           resolve_provider=True)
 
 _CACHE_LIMIT = 8192
 _DOCS: dict[str, lsp.MarkupContent] = {}  # one MarkupContent per distinct text, shared
@@ -53,30 +58,70 @@ def _kind(c: Candidate) -> lsp.CompletionItemKind:
     return lsp.CompletionItemKind.Property if c.kind == OPTION else lsp.CompletionItemKind.EnumMember
 
 
-def to_item(c: Candidate, rng: lsp.Range | None) -> lsp.CompletionItem:
+_LAZY_DOCS: list[str] = []  # resolve id -> documentation
+_LAZY_IDS: dict[str, int] = {}
+
+
+def _lazy_key(c: Candidate) -> int | None:
+    if not c.documentation:
+        return None
+    key = _LAZY_IDS.get(c.documentation)
+    if key is None:
+        if len(_LAZY_DOCS) > _CACHE_LIMIT:  # old ids stay valid until the next clear
+            _LAZY_DOCS.clear()
+            _LAZY_IDS.clear()
+            _ITEMS.clear()
+        key = _LAZY_IDS[c.documentation] = len(_LAZY_DOCS)
+        _LAZY_DOCS.append(c.documentation)
+    return key
+
+
+def to_item(c: Candidate, rng: lsp.Range | None, lazy: bool = False) -> lsp.CompletionItem:
     """One item. With `rng` it carries its own textEdit; without, it relies on the
-    list's default edit range (and says what to insert in `textEditText`)."""
+    list's default edit range (and says what to insert in `textEditText`). `lazy`
+    leaves the documentation to completionItem/resolve."""
+    key = _lazy_key(c) if lazy else None
     return lsp.CompletionItem(
         label=c.label,
         kind=_kind(c),
         detail=c.detail or None,
-        documentation=_markup(c.documentation),
+        documentation=None if key is not None else _markup(c.documentation),
+        data={"doc": key} if key is not None else None,
         sort_text=c.sort_key or None,
-        insert_text=c.insert_text,
-        insert_text_format=lsp.InsertTextFormat.PlainText,
+        insert_text=c.insert_text if c.insert_text != c.label else None,
         text_edit=lsp.TextEdit(range=rng, new_text=c.insert_text) if rng is not None else None,
         text_edit_text=c.insert_text if rng is None and c.insert_text != c.label else None,
         tags=[lsp.CompletionItemTag.Deprecated] if c.deprecated else None,
     )
 
 
-def _shared_item(c: Candidate) -> lsp.CompletionItem:
-    key = (c.label, c.insert_text, c.kind, c.detail, c.documentation, c.deprecated, c.sort_key)
+def _shared_item(c: Candidate, lazy: bool = False) -> lsp.CompletionItem:
+    key = (c.label, c.insert_text, c.kind, c.detail, c.documentation, c.deprecated, c.sort_key,
+           lazy)
     item = _ITEMS.get(key)
     if item is None:
         if len(_ITEMS) > _CACHE_LIMIT:
             _ITEMS.clear()
-        item = _ITEMS[key] = to_item(c, None)
+        item = _ITEMS[key] = to_item(c, None, lazy)
+    return item
+
+
+def supports_lazy_documentation(capabilities: lsp.ClientCapabilities | None) -> bool:
+    try:
+        props = capabilities.text_document.completion.completion_item.resolve_support.properties
+    except AttributeError:
+        return False
+    return bool(props) and "documentation" in props
+
+
+def resolve(item: lsp.CompletionItem) -> lsp.CompletionItem:
+    """completionItem/resolve: the item with its documentation filled in."""
+    data = item.data if isinstance(item.data, dict) else {}
+    key = data.get("doc")
+    text = (_LAZY_DOCS[key] if isinstance(key, int) and not isinstance(key, bool)
+            and 0 <= key < len(_LAZY_DOCS) else None)
+    if text and item.documentation is None:
+        item.documentation = _markup(text)
     return item
 
 
@@ -95,7 +140,8 @@ def supports_edit_range_default(capabilities: lsp.ClientCapabilities | None) -> 
 
 
 def to_completion_list(candidates: list[Candidate] | None, index: LineIndex,
-                       edit_range_default: bool = False) -> lsp.CompletionList | None:
+                       edit_range_default: bool = False,
+                       lazy: bool = False) -> lsp.CompletionList | None:
     """LSP items for the candidates, ranges in UTF-16 positions."""
     if not candidates:
         return None
@@ -104,7 +150,7 @@ def to_completion_list(candidates: list[Candidate] | None, index: LineIndex,
         return lsp.CompletionList(
             is_incomplete=False,
             item_defaults=lsp.CompletionItemDefaults(edit_range=to_range(index, first.start, first.end)),
-            items=[_shared_item(c) for c in candidates])
+            items=[_shared_item(c, lazy) for c in candidates])
     ranges: dict[tuple[int, int], lsp.Range] = {}
     items = []
     for c in candidates:
@@ -112,7 +158,7 @@ def to_completion_list(candidates: list[Candidate] | None, index: LineIndex,
         rng = ranges.get(key)
         if rng is None:
             rng = ranges[key] = to_range(index, c.replace.start, c.replace.end)
-        items.append(to_item(c, rng))
+        items.append(to_item(c, rng, lazy))
     return lsp.CompletionList(is_incomplete=False, items=items)
 
 
@@ -126,7 +172,8 @@ def completion_for(text: str, position: lsp.Position, path: str | None, language
         index = result.index if result is not None and result.text == text else LineIndex(text)
         offset = index.offset(position.line, position.character)
         candidates = complete(text, offset, path, language_id, settings, result)
-        return to_completion_list(candidates, index, supports_edit_range_default(capabilities))
+        return to_completion_list(candidates, index, supports_edit_range_default(capabilities),
+                                  supports_lazy_documentation(capabilities))
     except Exception:  # completion must never take the server down
         log.exception("completion failed at %s:%s", path or "<text>", position)
         return None

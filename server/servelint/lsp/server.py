@@ -30,6 +30,8 @@ from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
 from servelint.lsp.bootstrap import (LINT_WORKSPACE, config_problem_messages,
                                      pack_problem_messages, settings_problem_message)
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
+from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
+from servelint.lsp.completion import resolve as resolve_completion
 from servelint.lsp.hover import hover_at
 from servelint.rules import is_pack_path
 from servelint.settings import Settings, editor_section, workspace_trusted
@@ -217,7 +219,8 @@ class ServelintServer(LanguageServer):
         state = self.docs.get(uri)
         if state and state.result is not None and state.result.text == doc.source:
             return state.result
-        return lint(doc.source, uri_to_path(uri), doc.language_id, self.settings_for(uri))
+        return lint(doc.source, uri_to_path(uri), doc.language_id, self.settings_for(uri),
+                    suppression_actions=True)
 
     # --- the whole workspace ------------------------------------------------------
 
@@ -315,7 +318,7 @@ def lint_file(path: str, settings: Settings, text: str | None = None,
 
 def timed_lint(text, path, language_id, settings):
     start = time.perf_counter()
-    result = lint(text, path, language_id, settings)
+    result = lint(text, path, language_id, settings, suppression_actions=True)
     return result, time.perf_counter() - start
 
 
@@ -424,6 +427,21 @@ def did_close(ls: ServelintServer, params: lsp.DidCloseTextDocumentParams):
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
+@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, COMPLETION_OPTIONS)
+def completion(ls: ServelintServer, params: lsp.CompletionParams):
+    uri = params.text_document.uri
+    doc = ls.workspace.get_text_document(uri)
+    state = ls.docs.get(uri)
+    return completion_for(doc.source, params.position, uri_to_path(uri), doc.language_id,
+                          ls.settings_for(uri), state.result if state else None,
+                          capabilities=ls.client_capabilities)
+
+
+@server.feature(lsp.COMPLETION_ITEM_RESOLVE)
+def completion_resolve(ls: ServelintServer, item: lsp.CompletionItem):
+    return resolve_completion(item)
+
+
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: ServelintServer, params: lsp.HoverParams):
     uri = params.text_document.uri
@@ -459,7 +477,7 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
                 continue  # edits computed for another text would corrupt this one
             for fx in diag.data.get("fixes", []):
                 actions.append(lsp.CodeAction(
-                    title=f"{fx['title']} ({diag.code})",
+                    title=fx["title"] if str(diag.code) in fx["title"] else f"{fx['title']} ({diag.code})",
                     kind=lsp.CodeActionKind.QuickFix,
                     diagnostics=[diag],
                     is_preferred=bool(fx.get("preferred")),
