@@ -42,8 +42,10 @@ def cases() -> list[dict]:
             for kind in ("trigger", "ok"):
                 for i, example in enumerate(rule.examples.get(kind, [])):
                     gpu, args = split_example(example)
+                    # gpu_named: the example says which GPU (servelint is then told too);
+                    # otherwise SGLang judges it on an sm90 and servelint knows no GPU.
                     out.append({"source": f"rule:{rule.code}:{kind}:{i}", "args": args,
-                                "gpu": gpu or GPU})
+                                "gpu": gpu or GPU, "gpu_named": gpu is not None})
     for code, check in sorted(load_checks().items()):
         if check.lang != "bash" or "<" in check.example or "--config" in check.example:
             continue  # placeholders, non-launch examples, and files that exist only in the docs
@@ -107,8 +109,8 @@ def main() -> int:
     with open(args.out, mode, encoding="utf-8") as fh, open(sampled_path, "w", encoding="utf-8") as sfh:
         for case, v in zip(todo, verdicts):
             row = {"source": case["source"], "args": case["args"], "gpu": case.get("gpu", GPU),
-                   "verdict": v.get("verdict"), "error": v.get("error"), "where": v.get("where"),
-                   "step": v.get("step")}
+                   "gpu_named": case.get("gpu_named", False), "verdict": v.get("verdict"),
+                   "error": v.get("error"), "where": v.get("where"), "step": v.get("step")}
             (sfh if case["source"].startswith("sampled:") else fh).write(
                 json.dumps(row, ensure_ascii=False) + "\n")
     counts: dict[str, int] = {}
