@@ -12,8 +12,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
-  CodeAction, CodeActionRequest, ConfigurationRequest, createProtocolConnection, Diagnostic,
-  DidOpenTextDocumentNotification, ExecuteCommandRequest, ExitNotification, HoverRequest,
+  CodeAction, CodeActionRequest, CompletionItem, CompletionList, CompletionRequest,
+  CompletionResolveRequest, ConfigurationRequest, createProtocolConnection, Diagnostic,
+  DidChangeTextDocumentNotification, DidOpenTextDocumentNotification, ExecuteCommandRequest, ExitNotification, HoverRequest,
   InitializeRequest, InitializedNotification, MarkupContent, ProtocolConnection,
   PublishDiagnosticsNotification, PublishDiagnosticsParams, RegistrationRequest, ShutdownRequest,
   StreamMessageReader, StreamMessageWriter, TextEdit, WorkDoneProgressCreateRequest,
@@ -102,6 +103,10 @@ async function exercise(server: Server, workspace: string): Promise<void> {
         publishDiagnostics: { versionSupport: true },
         hover: { contentFormat: ["markdown", "plaintext"] },
         codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ["quickfix", "source.fixAll"] } } },
+        completion: {
+          completionItem: { documentationFormat: ["markdown"], resolveSupport: { properties: ["documentation"] } },
+          completionList: { itemDefaults: ["editRange"] },
+        },
       },
     },
     initializationOptions: initializationOptions(serverSettings(fromObject({}), workspace, true), true),
@@ -141,17 +146,53 @@ async function exercise(server: Server, workspace: string): Promise<void> {
   assert.equal(contents.kind, "markdown");
   assert.match(contents.value, /tp-size/);
 
-  // The workspace command is newer than this test: assert it only when the server offers it.
+  // Silencing the finding: the code action writes the comment above the launch.
+  const all = await conn.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri }, range: diag.range, context: { diagnostics: [diag] },
+  });
+  const disable = (all ?? []).find((a): a is CodeAction => "kind" in a && a.title === "Disable SL002 for this launch");
+  assert.ok(disable, `a "Disable SL002 for this launch" action in ${JSON.stringify(all)}`);
+  assert.notEqual(disable.isPreferred, true);
+  const silenced = applyEdits(SCRIPT, disable.edit?.changes?.[uri] ?? [])
+    .replace("TODO: reason", "the old image reads --tp_size");
+  assert.equal(silenced, "# servelint: disable=SL002 -- the old image reads --tp_size\n" + SCRIPT);
+  await conn.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri, version: 2 }, contentChanges: [{ text: silenced }],
+  });
+  const quiet = await server.waitForDiagnostics(uri, (p) => p.version === 2);
+  assert.deepEqual(quiet.diagnostics.map((d) => d.code), []);
+
+  // Completion while typing an option, with the documentation resolved on demand.
+  const typing = silenced.replace(/\n$/, " --enable-hier\n");
+  await conn.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri, version: 3 }, contentChanges: [{ text: typing }],
+  });
+  const line = typing.split("\n")[1];
+  const answer = await conn.sendRequest(CompletionRequest.type, {
+    textDocument: { uri }, position: { line: 1, character: line.length },
+  });
+  assert.ok(answer && !Array.isArray(answer), "a completion list");
+  const list = answer as CompletionList;
+  const labels = list.items.map((i) => i.label);
+  assert.ok(labels.includes("--enable-hierarchical-cache"), `completion offers --enable-hierarchical-cache`);
+  assert.ok(!labels.includes("--model-path"), "an option already written is not offered again");
+  assert.deepEqual(list.itemDefaults?.editRange, {
+    start: { line: 1, character: line.length - "--enable-hier".length }, end: { line: 1, character: line.length },
+  });
+  const item = list.items.find((i) => i.label === "--enable-hierarchical-cache") as CompletionItem;
+  assert.equal(item.documentation, undefined, "documentation comes with completionItem/resolve");
+  const resolved = await conn.sendRequest(CompletionResolveRequest.type, item);
+  assert.match((resolved.documentation as MarkupContent).value, /hierarchical/i);
+
+  // Lint Workspace: a file nobody opened gets its diagnostics.
   const commands = init.capabilities.executeCommandProvider?.commands ?? [];
-  if (commands.includes(LINT_WORKSPACE_COMMAND)) {
-    const other = path.join(workspace, "other.sh");
-    fs.writeFileSync(other, SCRIPT);
-    const result: unknown = await conn.sendRequest(ExecuteCommandRequest.type, { command: LINT_WORKSPACE_COMMAND });
-    assert.ok(typeof result === "string" || (typeof result === "object" && result !== null),
-      `lintWorkspace returned ${JSON.stringify(result)}`);
-    assert.notEqual(formatLintSummary(result), "servelint: workspace linted.");
-    await server.waitForDiagnostics(pathToFileURL(other).href, (p) => p.diagnostics.some((d) => d.code === "SL002"));
-  }
+  assert.ok(commands.includes(LINT_WORKSPACE_COMMAND), `${LINT_WORKSPACE_COMMAND} in ${JSON.stringify(commands)}`);
+  const other = path.join(workspace, "other.sh");
+  fs.writeFileSync(other, SCRIPT);
+  const result: unknown = await conn.sendRequest(ExecuteCommandRequest.type, { command: LINT_WORKSPACE_COMMAND });
+  assert.ok(typeof result === "object" && result !== null, `lintWorkspace returned ${JSON.stringify(result)}`);
+  assert.match(formatLintSummary(result), /2 files/);
+  await server.waitForDiagnostics(pathToFileURL(other).href, (p) => p.diagnostics.some((d) => d.code === "SL002"));
 
   await conn.sendRequest(ShutdownRequest.type);
   const exited = new Promise<number | null>((resolve) => server.proc.on("exit", (code) => resolve(code)));
@@ -165,7 +206,7 @@ function tempWorkspace(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "servelint-ws-"));
 }
 
-test("the development server: diagnostics, quick fix, hover, clean exit", { timeout: 120000 }, async () => {
+test("the development server: diagnostics, quick fix, hover, suppression, completion, lint workspace, clean exit", { timeout: 120000 }, async () => {
   const workspace = tempWorkspace();
   try {
     const server = startServer(testPython(), ["-m", "servelint", "lsp"], { ...process.env }, workspace);
