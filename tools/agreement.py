@@ -7,6 +7,13 @@ sampled.jsonl, recorded by `make conformance`):
 - the launches SGLang accepts on which servelint reports an error (must be zero).
 
     .venv/bin/python tools/agreement.py [--verbose]
+
+A held-out measurement: `--judge N --seed S` samples N new launches (tools/sample_launches.py,
+a seed the recorded sample did not use), asks SGLang about them (tools/sglang_oracle.py in
+.venv-sglang) and measures servelint on those, so rules written while looking at the recorded
+sample are not graded on it. `--device cpu` judges them the way the CPU-only check does
+(`--device cpu` written into every launch, no GPU pretended) instead of on a pretended sm90.
+The judged rows go to `--data` (default: a file under /tmp).
 """
 
 from __future__ import annotations
@@ -61,11 +68,40 @@ def measure(rows, classes):
     return out
 
 
+def judge(count: int, seed: int, device: str, out: str) -> None:
+    import subprocess
+    from sample_launches import sample
+    todo = []
+    for argv in sample(count, seed):
+        if device == "cpu":
+            argv = ["--device", "cpu"] + [a for a in argv]
+        todo.append(shlex.join(argv))
+    gpu = "none" if device == "cpu" else "sm90"
+    lines = [json.dumps({"argv": shlex.split(a), "gpu": gpu}) for a in todo]
+    python = os.path.join(ROOT, ".venv-sglang", "bin", "python")
+    proc = subprocess.run([python, os.path.join(ROOT, "tools", "sglang_oracle.py"), "--stage", "full",
+                           "--gpu", gpu], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    verdicts = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
+    if proc.returncode != 0 or len(verdicts) != len(todo):
+        raise SystemExit(f"the oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    with open(out, "w", encoding="utf-8") as fh:
+        for a, v in zip(todo, verdicts):
+            fh.write(json.dumps({"args": a, "gpu": gpu, "verdict": v.get("verdict"), "error": v.get("error"),
+                                 "where": v.get("where"), "step": v.get("step")}) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--data", default=os.path.join(ROOT, "tests", "data", "conformance", "sampled.jsonl"))
+    ap.add_argument("--judge", type=int, default=0, help="sample and judge this many new launches")
+    ap.add_argument("--seed", type=int, default=101)
+    ap.add_argument("--device", choices=["sm90", "cpu"], default="sm90")
     args = ap.parse_args()
+    if args.judge:
+        if args.data == ap.get_default("data"):
+            args.data = f"/tmp/servelint-holdout-{args.seed}-{args.device}.jsonl"
+        judge(args.judge, args.seed, args.device, args.data)
     rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
     m = measure(rows, site_classes())
     share = m["reported"] / m["flag_rejections"] if m["flag_rejections"] else 1.0
