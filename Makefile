@@ -11,14 +11,18 @@ WHEEL_STAMP := client/.wheelhouse/.fetched
 
 .PHONY: demo test install install-test bench docs conformance sglang-env nvim clean node client wheelhouse
 
+# An editable install writes no bytecode; compile it once, as a regular pip install does,
+# so the language server does not recompile its modules at every start.
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	@$(PY) -m compileall -q server/servelint >/dev/null
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@$(PY) -m compileall -q server/servelint >/dev/null
 	@touch $(STAMP) $@
 
 install: $(STAMP)
@@ -68,6 +72,7 @@ test: $(TEST_STAMP) nvim client
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
+	@$(PY) -m compileall -q server/servelint >/dev/null
 	$(PY) bench/run.py
 
 ## Regenerate the rule pages and the SGLang coverage page from the code and data.
