@@ -13,7 +13,9 @@ a seed the recorded sample did not use), asks SGLang about them (tools/sglang_or
 .venv-sglang) and measures servelint on those, so rules written while looking at the recorded
 sample are not graded on it. `--device cpu` judges them the way the CPU-only check does
 (`--device cpu` written into every launch, no GPU pretended) instead of on a pretended sm90.
-The judged rows go to `--data` (default: a file under /tmp).
+The judged rows go to `--data` (default: a file under /tmp). The samples judged so far are
+kept in tests/data/conformance/holdout/<seed>-<device>.jsonl; re-measure one with
+`--data tests/data/conformance/holdout/505-sm90.jsonl`.
 """
 
 from __future__ import annotations
