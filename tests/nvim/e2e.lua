@@ -28,33 +28,7 @@ local function step(name)
   table.insert(report.steps, name)
 end
 
-local function write_report()
-  local fh = assert(io.open(out_path, "w"))
-  fh:write(vim.json.encode(report))
-  fh:close()
-end
-
--- Diagnostics as Neovim holds them (vim.diagnostic), in a JSON-friendly shape.
-local function snapshot_diagnostics(bufnr)
-  local list = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    table.insert(list, {
-      lnum = d.lnum,
-      col = d.col,
-      end_lnum = d.end_lnum,
-      end_col = d.end_col,
-      code = d.code,
-      message = d.message,
-      severity = vim.diagnostic.severity[d.severity], -- "ERROR", "WARN", ...
-      source = d.source,
-    })
-  end
-  table.sort(list, function(a, b)
-    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
-  end)
-  return list
-end
-
+local snapshot_diagnostics = lib.snapshot_diagnostics
 local hover_markdown = lib.hover_markdown
 local code_actions = lib.code_actions
 
@@ -140,27 +114,13 @@ local function main()
     error("no preferred quickfix with an edit for SL002: " .. vim.inspect(actions))
   end
 
-  local publishes_before = #publishes
-  local version_before = vim.lsp.util.buf_versions[bufnr]
+  -- 5. Apply it, wait for the diagnostics of the edited text, and time didChange -> publish.
   local edit_at = now_ms()
-  vim.lsp.util.apply_workspace_edit(preferred.edit, "utf-16")
-  local version_after = vim.lsp.util.buf_versions[bufnr]
+  local version_before, version_after, pub = lib.apply_and_wait(
+    bufnr, preferred.edit, function() return publishes end, 1)
   report.lines_after_fix = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   report.versions = { before = version_before, after = version_after }
   step("quick fix applied")
-
-  -- 5. Wait for the diagnostics of the edited text, and time didChange -> publish.
-  local function fresh_publish()
-    for i = publishes_before + 1, #publishes do
-      if publishes[i].version == version_after then
-        return publishes[i]
-      end
-    end
-  end
-  if not vim.wait(WAIT_MS, function() return fresh_publish() ~= nil end, 1) then
-    error("no diagnostics for version " .. tostring(version_after) .. " within " .. WAIT_MS .. " ms of the edit")
-  end
-  local pub = fresh_publish()
   local change
   for _, c in ipairs(did_change_at) do
     if c.version == version_after then
@@ -180,12 +140,4 @@ local function main()
   vim.wait(2000, function() return client.is_stopped() end, 20)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  table.insert(report.errors, tostring(err))
-end
-local wrote, werr = pcall(write_report)
-if not wrote then
-  io.stderr:write("could not write report: " .. tostring(werr) .. "\n")
-end
-vim.cmd("qa!")
+lib.finish(main, report, out_path)

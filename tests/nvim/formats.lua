@@ -25,12 +25,6 @@ local python = assert(os.getenv("SERVELINT_NVIM_PYTHON"), "SERVELINT_NVIM_PYTHON
 
 local report = { errors = {}, server_messages = {}, files = {} }
 
-local function write_report()
-  local fh = assert(io.open(out_path, "w"))
-  fh:write(vim.json.encode(report))
-  fh:close()
-end
-
 local function read_spec()
   local fh = assert(io.open(spec_path, "r"))
   local text = fh:read("*a")
@@ -42,30 +36,15 @@ end
 -- `raw_list` is the server's last publish for the buffer; each entry gets the LSP range of the
 -- published diagnostic with the same code and message.
 local function snapshot_diagnostics(bufnr, raw_list)
-  local list = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  return lib.snapshot_diagnostics(bufnr, function(d, entry)
     local r
     for _, p in ipairs(raw_list or {}) do
       if p.code == d.code and p.message == d.message then
         r = p.range
       end
     end
-    table.insert(list, {
-      lnum = d.lnum,
-      col = d.col,
-      end_lnum = d.end_lnum,
-      end_col = d.end_col,
-      lsp_range = r and { r.start.line, r.start.character, r["end"].line, r["end"].character } or vim.NIL,
-      code = d.code,
-      message = d.message,
-      severity = vim.diagnostic.severity[d.severity],
-      source = d.source,
-    })
-  end
-  table.sort(list, function(a, b)
-    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+    entry.lsp_range = r and { r.start.line, r.start.character, r["end"].line, r["end"].character } or vim.NIL
   end)
-  return list
 end
 
 local function request(client, bufnr, method, params)
@@ -193,26 +172,11 @@ local function run_file(client, client_id, entry, rec)
   rec.applied_title = chosen.title
   rec.applied_edit = chosen.edit
 
-  local publishes_before = #(publishes[uri] or {})
-  local version_before = vim.lsp.util.buf_versions[bufnr]
-  vim.lsp.util.apply_workspace_edit(chosen.edit, "utf-16")
-  local version_after = vim.lsp.util.buf_versions[bufnr]
+  local version_before, version_after, pub = lib.apply_and_wait(
+    bufnr, chosen.edit, function() return publishes[uri] or {} end, 5, " of " .. entry.name)
   rec.versions = { before = version_before, after = version_after }
   rec.lines_after_fix = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
-
-  local function fresh_publish()
-    local list = publishes[uri] or {}
-    for i = publishes_before + 1, #list do
-      if list[i].version == version_after then
-        return list[i]
-      end
-    end
-  end
-  if not vim.wait(WAIT_MS, function() return fresh_publish() ~= nil end, 5) then
-    error("no diagnostics for version " .. tostring(version_after) .. " of " .. entry.name
-      .. " within " .. WAIT_MS .. " ms of the edit")
-  end
-  rec.publish_after_fix = fresh_publish()
+  rec.publish_after_fix = pub
   rec.after_fix = snapshot_diagnostics(bufnr, raw[uri])
 
   -- 4. Save what the user now has; the Python side checks it in its own syntax.
@@ -245,12 +209,4 @@ local function main()
   vim.wait(2000, function() return client.is_stopped() end, 20)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  table.insert(report.errors, tostring(err))
-end
-local wrote, werr = pcall(write_report)
-if not wrote then
-  io.stderr:write("could not write report: " .. tostring(werr) .. "\n")
-end
-vim.cmd("qa!")
+lib.finish(main, report, out_path)

@@ -82,4 +82,71 @@ function M.start_client(python, root, report, on_publish)
   return client_id
 end
 
+-- Diagnostics as Neovim holds them (vim.diagnostic), in a JSON-friendly shape, sorted by
+-- position. `extra(d, entry)`, when given, adds a script's own fields to each entry.
+function M.snapshot_diagnostics(bufnr, extra)
+  local list = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    local entry = {
+      lnum = d.lnum,
+      col = d.col,
+      end_lnum = d.end_lnum,
+      end_col = d.end_col,
+      code = d.code,
+      message = d.message,
+      severity = vim.diagnostic.severity[d.severity], -- "ERROR", "WARN", "HINT", ...
+      source = d.source,
+    }
+    if extra then
+      extra(d, entry)
+    end
+    table.insert(list, entry)
+  end
+  table.sort(list, function(a, b)
+    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+  end)
+  return list
+end
+
+-- Apply a workspace edit to the buffer and wait for the server's publish of the edited
+-- version. `publishes()` returns the script's list of publishes ({version = ...}) for the
+-- buffer. Returns the versions before and after the edit and that publish; raises when
+-- no publish arrives in time.
+function M.apply_and_wait(bufnr, edit, publishes, poll_ms, what)
+  local seen = #publishes()
+  local before = vim.lsp.util.buf_versions[bufnr]
+  vim.lsp.util.apply_workspace_edit(edit, "utf-16")
+  local after = vim.lsp.util.buf_versions[bufnr]
+  local function fresh()
+    local list = publishes()
+    for i = seen + 1, #list do
+      if list[i].version == after then
+        return list[i]
+      end
+    end
+  end
+  if not vim.wait(M.WAIT_MS, function() return fresh() ~= nil end, poll_ms) then
+    error("no diagnostics for version " .. tostring(after) .. (what or "")
+      .. " within " .. M.WAIT_MS .. " ms of the edit")
+  end
+  return before, after, fresh()
+end
+
+-- Run a script's `main`, record what it raised, write the report, and quit Neovim.
+function M.finish(main, report, out_path)
+  local ok, err = xpcall(main, debug.traceback)
+  if not ok then
+    table.insert(report.errors, tostring(err))
+  end
+  local wrote, werr = pcall(function()
+    local fh = assert(io.open(out_path, "w"))
+    fh:write(vim.json.encode(report))
+    fh:close()
+  end)
+  if not wrote then
+    io.stderr:write("could not write report: " .. tostring(werr) .. "\n")
+  end
+  vim.cmd("qa!")
+end
+
 return M

@@ -16,15 +16,7 @@ local python = assert(os.getenv("SERVELINT_NVIM_PYTHON"))
 
 local report = { steps = {}, errors = {}, server_messages = {} }
 
-local function diagnostics(bufnr)
-  local list = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    table.insert(list, { lnum = d.lnum, col = d.col, end_col = d.end_col, code = d.code,
-                         severity = vim.diagnostic.severity[d.severity], message = d.message })
-  end
-  table.sort(list, function(a, b) return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col) end)
-  return list
-end
+local diagnostics = lib.snapshot_diagnostics
 
 local function codes(bufnr)
   local out = {}
@@ -172,9 +164,4 @@ local function main()
   vim.wait(2000, function() return client.is_stopped() end, 20)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then table.insert(report.errors, tostring(err)) end
-local fh = assert(io.open(out_path, "w"))
-fh:write(vim.json.encode(report))
-fh:close()
-vim.cmd("qa!")
+lib.finish(main, report, out_path)

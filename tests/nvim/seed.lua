@@ -26,39 +26,18 @@ local function step(name)
   table.insert(report.steps, name)
 end
 
-local function write_report()
-  local fh = assert(io.open(out_path, "w"))
-  fh:write(vim.json.encode(report))
-  fh:close()
-end
-
--- Diagnostics as Neovim holds them (vim.diagnostic), in a JSON-friendly shape.
+-- Diagnostics as Neovim holds them, with their related information and fix count.
 local function snapshot_diagnostics(bufnr)
-  local list = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  return lib.snapshot_diagnostics(bufnr, function(d, entry)
     local lsp_data = (d.user_data and d.user_data.lsp) or {}
     local related = {}
     for _, r in ipairs(lsp_data.relatedInformation or {}) do
       table.insert(related, { line = r.location.range.start.line, message = r.message })
     end
     local data = lsp_data.data
-    table.insert(list, {
-      lnum = d.lnum,
-      col = d.col,
-      end_lnum = d.end_lnum,
-      end_col = d.end_col,
-      code = d.code,
-      message = d.message,
-      severity = vim.diagnostic.severity[d.severity], -- "ERROR", "WARN", "HINT", ...
-      source = d.source,
-      related = related,
-      fix_count = (type(data) == "table" and type(data.fixes) == "table") and #data.fixes or vim.NIL,
-    })
-  end
-  table.sort(list, function(a, b)
-    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+    entry.related = related
+    entry.fix_count = (type(data) == "table" and type(data.fixes) == "table") and #data.fixes or vim.NIL
   end)
-  return list
 end
 
 local hover_markdown = lib.hover_markdown
@@ -173,26 +152,13 @@ local function main()
   end
   report.preferred_title = preferred.title
 
-  local publishes_before = #publishes
-  local version_before = vim.lsp.util.buf_versions[bufnr]
-  vim.lsp.util.apply_workspace_edit(preferred.edit, "utf-16")
-  local version_after = vim.lsp.util.buf_versions[bufnr]
+  -- Apply it and wait for the diagnostics of the edited text (a publish for the new version).
+  local version_before, version_after, pub = lib.apply_and_wait(
+    bufnr, preferred.edit, function() return publishes end, 5)
   report.lines_after_fix = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   report.versions = { before = version_before, after = version_after }
   step("quick fix applied")
-
-  -- Wait for the diagnostics of the edited text (a publish for the new version).
-  local function fresh_publish()
-    for i = publishes_before + 1, #publishes do
-      if publishes[i].version == version_after then
-        return publishes[i]
-      end
-    end
-  end
-  if not vim.wait(WAIT_MS, function() return fresh_publish() ~= nil end, 5) then
-    error("no diagnostics for version " .. tostring(version_after) .. " within " .. WAIT_MS .. " ms of the edit")
-  end
-  report.publish_after_fix = fresh_publish()
+  report.publish_after_fix = pub
   report.after_fix = snapshot_diagnostics(bufnr)
   step("diagnostics after fix")
 
@@ -206,12 +172,4 @@ local function main()
   vim.wait(2000, function() return client.is_stopped() end, 20)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  table.insert(report.errors, tostring(err))
-end
-local wrote, werr = pcall(write_report)
-if not wrote then
-  io.stderr:write("could not write report: " .. tostring(werr) .. "\n")
-end
-vim.cmd("qa!")
+lib.finish(main, report, out_path)
