@@ -1,11 +1,37 @@
-"""Pieces the pytest-lsp end-to-end tests share: opening a document and applying edits."""
+"""Pieces the pytest-lsp end-to-end tests share: the server, a plain client, opening a
+document, asking for quick fixes and applying edits."""
 
 from __future__ import annotations
 
+import sys
+
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from servelint.model import LineIndex
+
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "servelint", "lsp"])
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    """A client that does not answer workspace/configuration (import it into a test module
+    to use it as that module's `client` fixture)."""
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(configuration=False))))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def quick_fixes(client: LanguageClient, uri: str, diag) -> list[types.CodeAction]:
+    """The quick-fix code actions the server offers for one diagnostic."""
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag])))
+    return [a for a in actions or [] if a.kind == types.CodeActionKind.QuickFix]
 
 
 async def open_doc(client: LanguageClient, uri: str, language: str, text: str, version: int = 1):

@@ -4,15 +4,12 @@ keep each file valid, the corpus rebuilt as Markdown, and the language server pe
 import json
 import re
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from lsp_support import open_doc
+from lsp_support import client, open_doc, quick_fixes  # noqa: F401 (client: fixture)
 
 from servelint.engine import apply_edits, detect_format, fix_all_edits, fix_all_text, lint
 from servelint.extract.dockerfile import extract_dockerfile, instructions, _lines, directives, KNOWN
@@ -578,20 +575,8 @@ def test_corpus_python_records_via_popen_launch_server():
 # --- language server, one document per format --------------------------------------------------
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "servelint", "lsp"]))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            workspace=types.WorkspaceClientCapabilities(configuration=False))))
-    yield
-    await lsp_client.shutdown_session()
 
 
-async def _fix(client: LanguageClient, uri: str, diag):
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
-        context=types.CodeActionContext(diagnostics=[diag])))
-    return [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
 
 
 def _apply(text: str, edits) -> str:
@@ -612,7 +597,7 @@ async def test_lsp_python(client: LanguageClient):
     # UTF-16 columns: the CJK model name counts one unit per character.
     col = text.split("\n")[1].index("tpp")  # one UTF-16 unit per CJK character
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (1, col, col + 3)
-    quick = await _fix(client, uri, d)
+    quick = await quick_fixes(client, uri, d)
     remove = next(a for a in quick if a.title.startswith("Remove"))
     new = _apply(text, remove.edit.changes[uri])
     assert new == 'import sglang as sgl\nllm = sgl.Engine(model_path="模型", tp_size=2)\n'
@@ -626,7 +611,7 @@ async def test_lsp_dockerfile(client: LanguageClient):
     (d,) = diags
     assert d.code == "SL002"
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (3, 5, 16)
-    (fix,) = [a for a in await _fix(client, uri, d) if a.is_preferred]
+    (fix,) = [a for a in await quick_fixes(client, uri, d) if a.is_preferred]
     assert _apply(text, fix.edit.changes[uri]) == text.replace('"--tp_size"', '"--tp-size"')
 
 

@@ -2,15 +2,12 @@
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from lsp_support import apply_lsp_edits, open_doc
+from lsp_support import apply_lsp_edits, client, open_doc, quick_fixes  # noqa: F401 (client: fixture)
 
 from servelint.engine import apply_edits, fix_all_edits, fix_all_text, lint
 from servelint.extract import by_name
@@ -519,20 +516,10 @@ def test_golden_formats_are_detected():
 # --- language server end to end ------------------------------------------------------------------
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "servelint", "lsp"]))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            workspace=types.WorkspaceClientCapabilities(configuration=False))))
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def _quick_fix(client: LanguageClient, uri: str, diag):
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
-        context=types.CodeActionContext(diagnostics=[diag])))
-    quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix and a.is_preferred]
+    quick = [a for a in await quick_fixes(client, uri, diag) if a.is_preferred]
     assert quick
     return quick[0].edit.changes[uri]
 

@@ -2,19 +2,18 @@
 unknown values, fixes that keep the file valid, bad input, and the language server."""
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 import yaml
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
+
+from lsp_support import apply_lsp_edits, client, quick_fixes  # noqa: F401 (client: fixture)
 
 from servelint.engine import apply_edits, detect_format, fix_all_edits, fix_all_text, lint
 from servelint.extract import by_name, yaml_launch, yamlpos
 from servelint.extract.yaml_launch import compose_words, k8s_value, yaml_scalar
-from servelint.model import LineIndex
 
 GOLDEN = Path(__file__).parent / "golden" / "yaml"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -609,13 +608,6 @@ spec:
 LSP_URI = "file:///tmp/servelint-e2e/pod.yaml"
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "servelint", "lsp"]))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            workspace=types.WorkspaceClientCapabilities(configuration=False))))
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_lsp_diagnostic_in_block_scalar_and_quick_fix(client: LanguageClient):
@@ -625,18 +617,9 @@ async def test_lsp_diagnostic_in_block_scalar_and_quick_fix(client: LanguageClie
     (d,) = client.diagnostics[LSP_URI]
     assert d.code == "SL002"
     assert (d.range.start.line, d.range.start.character, d.range.end.character) == (12, 12, 21)
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=LSP_URI), range=d.range,
-        context=types.CodeActionContext(diagnostics=[d])))
-    quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    quick = await quick_fixes(client, LSP_URI, d)
     assert quick and quick[0].is_preferred
-    index = LineIndex(LSP_TEXT)
-    text = LSP_TEXT
-    for e in sorted(quick[0].edit.changes[LSP_URI], key=lambda e: (e.range.start.line, e.range.start.character),
-                    reverse=True):
-        s = index.offset(e.range.start.line, e.range.start.character)
-        t = index.offset(e.range.end.line, e.range.end.character)
-        text = text[:s] + e.new_text + text[t:]
+    text = apply_lsp_edits(LSP_TEXT, quick[0].edit.changes[LSP_URI])
     assert text == LSP_TEXT.replace("--tp_size", "--tp-size")
     pod = yaml.safe_load(text)
     assert "\n  --tp-size 2 \\\n" in pod["spec"]["containers"][0]["args"][0]
