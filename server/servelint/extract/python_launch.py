@@ -1103,15 +1103,23 @@ class _Extractor:
 
     # shell strings --------------------------------------------------------------
 
-    def shell(self, node) -> None:
-        """A string that the shell runs."""
+    def take_string(self, node):
+        """The string `node` names (through a variable), decoded, when it mentions sglang
+        and was not read yet, marking it read; (node, None) otherwise."""
         node = self.resolve(node)
         if id(node) in self.done:
-            return
+            return node, None
         dec = self.decode(node)
         if dec is None or "sglang" not in dec.value:
-            return
+            return node, None
         self.done.add(id(node))
+        return node, dec
+
+    def shell(self, node) -> None:
+        """A string that the shell runs."""
+        node, dec = self.take_string(node)
+        if dec is None:
+            return
         ctx = self.ctx
         chars, starts, ends = [], [], []
         for c, s, e in zip(dec.chars, dec.starts, dec.ends):
@@ -1150,13 +1158,9 @@ class _Extractor:
 
     def words(self, node, port=None, append_port: bool = False, call=None) -> None:
         """`launch_server_cmd`: backslashes become spaces, then str.split()."""
-        node = self.resolve(node)
-        if id(node) in self.done:
+        node, dec = self.take_string(node)
+        if dec is None:
             return
-        dec = self.decode(node)
-        if dec is None or "sglang" not in dec.value:
-            return
-        self.done.add(id(node))
         ctx = self.ctx
         host = PyWordsHost(ctx, dec)
         tokens: list[Token] = []
