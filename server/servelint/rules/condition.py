@@ -417,7 +417,7 @@ def _compute(expr: Any, parsed):
         key = expr.args[1]
         if name == "item":
             if not isinstance(base, (list, tuple)):
-                raise _Unknown if base is None else _Unknown
+                raise _Unknown
             return base[key] if -len(base) <= key < len(base) else MISSING
         if isinstance(base, dict):
             return base.get(key, MISSING)
