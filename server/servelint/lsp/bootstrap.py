@@ -238,14 +238,14 @@ def _first_lint(stdout, doc: dict, options) -> None:
     if errors:
         _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
                        "params": {"type": 2, "message": settings_problem_message(errors)}})
-    settings, problems = settings_for(_file_path(uri), settings, trusted=workspace_trusted(options))
+    settings, problems = settings_for(file_path(uri), settings, trusted=workspace_trusted(options))
     for cfg in problems:
         logged, shown = config_problem_messages(cfg)
         _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
                        "params": {"type": 2, "message": logged}})
         _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
                        "params": {"type": 2, "message": shown}})
-    result = lint(doc.get("text", ""), _path(uri), doc.get("languageId"), settings,
+    result = lint(doc.get("text", ""), uri_to_path(uri), doc.get("languageId"), settings,
                   suppression_actions=True)
     if result.rules is not None and result.rules.problems:
         logs, shown = pack_problem_messages(result.rules.problems)
@@ -258,13 +258,16 @@ def _first_lint(stdout, doc: dict, options) -> None:
         "uri": uri, "version": doc.get("version"), "diagnostics": diagnostics(result, uri, doc.get("version"))}})
 
 
-def _file_path(uri: str) -> str | None:
+def file_path(uri: str) -> str | None:
+    """The local path of a `file:` URI; None for any other scheme (an unsaved buffer has
+    no project configuration)."""
     from urllib.parse import unquote, urlparse
     p = urlparse(uri)
     return unquote(p.path) if p.scheme == "file" and p.path else None
 
 
-def _path(uri: str) -> str | None:
+def uri_to_path(uri: str) -> str | None:
+    """The path part of any URI, for telling the format by its name (`untitled:x.sh` too)."""
     from urllib.parse import unquote, urlparse
     p = urlparse(uri)
     return unquote(p.path) if p.scheme in ("file", "") else (p.path or None)

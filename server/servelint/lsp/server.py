@@ -19,7 +19,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -27,8 +26,9 @@ from pygls.lsp.server import LanguageServer
 from servelint import __version__
 from servelint import config
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
-from servelint.lsp.bootstrap import (LINT_WORKSPACE, config_problem_messages,
-                                     pack_problem_messages, settings_problem_message)
+from servelint.lsp.bootstrap import (LINT_WORKSPACE, config_problem_messages, file_path,
+                                     pack_problem_messages, settings_problem_message,
+                                     uri_to_path)
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
 from servelint.lsp.completion import resolve as resolve_completion
@@ -329,20 +329,6 @@ def warm_up() -> None:
     load_catalog()
     load_checks()
     lint("python3 -m sglang.launch_server --model-path m\n", "warm-up.sh")
-
-
-def file_path(uri: str) -> str | None:
-    """The local path of a `file:` URI; None for any other scheme (an unsaved buffer has
-    no project configuration)."""
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" and parsed.path else None
-
-
-def uri_to_path(uri: str) -> str | None:
-    parsed = urlparse(uri)
-    if parsed.scheme in ("file", ""):
-        return unquote(parsed.path)
-    return parsed.path or None
 
 
 server = ServelintServer()
