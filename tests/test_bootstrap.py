@@ -60,3 +60,24 @@ def test_fast_start_answers_like_the_pygls_server():
     assert fast[2]["result"] == plain[2]["result"]  # pygls answers after the hand-over
     # Nothing is answered twice.
     assert [m.get("id") for m in fast[3] if "id" in m and "method" not in m] == [2]
+
+
+def test_the_arguments_language_clients_append_are_accepted():
+    """vscode-languageclient runs `<command> <args> --stdio` for a stdio Executable (and
+    node servers get `--clientProcessId=N`): the server must start with them, in both
+    spellings, and talk as usual."""
+    import os
+    for extra in (("--stdio",), ("--stdio", f"--clientProcessId={os.getpid()}"),
+                  ("--clientProcessId", str(os.getpid()), "--stdio", "--log-level", "debug")):
+        init, first, hover, _ = asyncio.run(session(*extra))
+        assert init["result"]["serverInfo"]["name"] == "servelint"
+        assert [d["code"] for d in first["params"]["diagnostics"]] == ["SL002", "SL007"]
+        assert hover["result"] is not None
+
+
+def test_unknown_transport_arguments_are_refused_clearly():
+    import subprocess
+    out = subprocess.run([sys.executable, "-m", "servelint", "lsp", "--socket=9999"],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert out.returncode == 2
+    assert "--socket=9999" in out.stderr

@@ -231,6 +231,9 @@ def cmd_rules(args) -> int:
 
 
 def cmd_lsp(args) -> int:
+    import logging
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
     if args.no_fast_start:
         from servelint.lsp.server import run_stdio
         run_stdio()
@@ -282,6 +285,14 @@ def build_parser() -> argparse.ArgumentParser:
     l = sub.add_parser("lsp", help="run the language server on stdio")
     l.add_argument("--no-fast-start", action="store_true",
                    help="start the pygls server directly (no early first diagnostics)")
+    # What language clients add to the command line (vscode-languageclient appends
+    # --stdio for TransportKind.stdio; others pass --clientProcessId=N). stdio is the only
+    # transport; the client's process id is accepted and not used.
+    l.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    l.add_argument("--clientProcessId", "--client-process-id", dest="client_process_id",
+                   type=int, metavar="PID", help=argparse.SUPPRESS)
+    l.add_argument("--log-level", choices=["error", "warning", "info", "debug"], default="warning",
+                   help="what the server writes to stderr (the editor's output panel)")
     l.set_defaults(func=cmd_lsp)
     return p
 

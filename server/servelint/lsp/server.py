@@ -487,7 +487,7 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
 
 
 def run_stdio(stdin=None, stdout=None) -> None:
-    logging.basicConfig(level=logging.WARNING)
+    logging.basicConfig(level=logging.WARNING)  # a no-op when `servelint lsp` set the level
     # The lint thread holds the GIL while it works; a short switch interval lets the
     # thread reading stdin and the event loop see new changes while a long lint runs.
     sys.setswitchinterval(0.001)
