@@ -45,7 +45,7 @@ KINDS = ("disable", "disable-file")
 HASH = "#"
 SLASHES = "//"
 MARKERS = {"shell": HASH, "yaml": HASH, "sglang-config": HASH, "dockerfile": HASH,
-           "python": HASH, "launch-json": SLASHES}
+           "python": HASH, "launch-json": SLASHES, "notebook-cell": HASH}
 # Markdown: the fence's language; blocks servelint reads are shell, Python or Dockerfile.
 SLASH_INFOS = {"json", "jsonc", "json5"}
 

@@ -44,7 +44,10 @@ _SHELL_KERNELS = {"bash", "sh", "shell", "zsh"}
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
     if language_id in ("jupyter", "ipynb"):
         return True
-    return bool(path) and os.path.basename(path).lower().endswith(".ipynb")
+    # A document named like a notebook whose text is not JSON is one of its cells, as an
+    # editor sends it (notebook_cell.py).
+    return (bool(path) and os.path.basename(path).lower().endswith(".ipynb")
+            and text.lstrip().startswith("{"))
 
 
 # --- the cell's text -----------------------------------------------------------------------
@@ -172,27 +175,32 @@ def _python_extractor():
         text, to_doc, doc_text, doc_index)
 
 
-def _cell_launches(cell: str, mode: str, result: ExtractResult, inner: InnerText,
-                   text: str, index: LineIndex, settings=None) -> None:
+def _cell_results(cell: str, mode: str, settings=None):
+    """(extract result, from `!` lines) pairs for a cell's text, in cell coordinates."""
     found = []
     if mode == "shell":
-        res = extract_shell(cell)
-        found.append((res, False))
+        found.append((extract_shell(cell), False))
     elif mode == "python":
         python, shell = split_python(cell)
         if shell:
-            res = extract_shell(_blank(cell, shell))
-            found.append((res, True))
+            found.append((extract_shell(_blank(cell, shell)), True))
         extract_python = _python_extractor()
         if extract_python is not None:
             # In cell coordinates, with hosts that edit the cell: MappedHost moves them.
-            res = extract_python(python, None, python, LineIndex(python), settings=settings)
-            found.append((res, False))
+            found.append((extract_python(python, None, python, LineIndex(python),
+                                         settings=settings), False))
     for res, bang in found:
-        for launch in res.launches:
-            if bang:
+        if bang:
+            for launch in res.launches:
                 launch.entry = _ipython_word(launch.entry)
                 launch.tokens = [_ipython_word(t) for t in launch.tokens]
+    return found
+
+
+def _cell_launches(cell: str, mode: str, result: ExtractResult, inner: InnerText,
+                   text: str, index: LineIndex, settings=None) -> None:
+    for res, _ in _cell_results(cell, mode, settings):
+        for launch in res.launches:
             result.launches.append(map_launch(launch, inner, text, index, name="notebook"))
         for f in res.findings:
             result.findings.append(map_finding(f, inner, index))
