@@ -8,7 +8,10 @@ import sys
 TEXT = "python3 -m sglang.launch_server --model-path m --tp_size 2 \\\n  --attention-backend flash_infer\n"
 
 
-async def session(*extra):
+URI = "file:///tmp/boot/x.sh"
+
+
+async def session(*extra, uri=URI, text=TEXT):
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "servelint", "lsp", *extra,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
@@ -28,7 +31,7 @@ async def session(*extra):
     init = await recv()
     send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": "file:///tmp/boot/x.sh", "languageId": "shellscript", "version": 1, "text": TEXT}}})
+        "uri": uri, "languageId": "shellscript", "version": 1, "text": text}}})
     first = None
     while first is None:
         m = await recv()
@@ -36,7 +39,7 @@ async def session(*extra):
         if m.get("method") == "textDocument/publishDiagnostics":
             first = m
     send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {
-        "textDocument": {"uri": "file:///tmp/boot/x.sh"}, "position": {"line": 0, "character": 50}}})
+        "textDocument": {"uri": uri}, "position": {"line": 0, "character": 50}}})
     while True:
         m = await recv()
         seen.append(m)
@@ -59,6 +62,30 @@ def test_fast_start_answers_like_the_pygls_server():
     assert [d["code"] for d in fast[1]["params"]["diagnostics"]] == ["SL002", "SL007"]
     assert fast[2]["result"] == plain[2]["result"]  # pygls answers after the hand-over
     # Nothing is answered twice.
+    assert [m.get("id") for m in fast[3] if "id" in m and "method" not in m] == [2]
+
+
+def test_a_related_place_in_a_config_file_is_published_alike(tmp_path):
+    """One serializer (servelint/serialize.py) for both: a finding whose other half is a
+    key of the launch's --config file is published with that location by the fast start
+    as by the pygls server, and the server's replayed copy is still dropped."""
+    (tmp_path / "server.yaml").write_text(
+        "model-path: BAAI/bge-large-en-v1.5\nis-embedding: true\nchunked-prefill-size: -1\n"
+        "disable-radix-cache: true\nprefill-only-disable-kv-cache: true\ntp-size: 2\n")
+    script = tmp_path / "run.sh"
+    text = "python3 -m sglang.launch_server --config server.yaml \\\n  --enable-hisparse\n"
+    script.write_text(text)
+    plain = asyncio.run(session("--no-fast-start", uri=script.as_uri(), text=text))
+    fast = asyncio.run(session(uri=script.as_uri(), text=text))
+    assert fast[1]["params"] == plain[1]["params"]
+    (diag,) = fast[1]["params"]["diagnostics"]
+    assert diag["code"] == "SL101"
+    assert diag["relatedInformation"] == [{"location": {
+        "uri": (tmp_path / "server.yaml").as_uri(),
+        "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 29}}},
+        "message": diag["relatedInformation"][0]["message"]}]
+    publishes = [m for m in fast[3] if m.get("method") == "textDocument/publishDiagnostics"]
+    assert len(publishes) == 1  # the pygls server's copy of the same was dropped
     assert [m.get("id") for m in fast[3] if "id" in m and "method" not in m] == [2]
 
 

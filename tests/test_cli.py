@@ -46,7 +46,7 @@ def test_json_output(tmp_path, capsys):
     objs = [json.loads(l) for l in lines]
     assert [o["code"] for o in objs] == ["SL011", "SL002"]
     o = next(o for o in objs if o["code"] == "SL002")
-    assert set(o) == {"path", "range", "severity", "code", "message", "fixes"}
+    assert set(o) == {"path", "range", "severity", "code", "message", "fixes", "url"}
     # '😀' is two UTF-16 code units: the column counts them so.
     line = text.splitlines()[2]
     col16 = len(line[:line.index("--tp_size")].encode("utf-16-le")) // 2
@@ -55,6 +55,8 @@ def test_json_output(tmp_path, capsys):
     assert o["severity"] == "error"
     assert o["fixes"][0]["title"] == "Replace --tp_size with --tp-size"
     assert o["fixes"][0]["edits"][0]["newText"] == "--tp-size"
+    assert o["fixes"][0]["safe"] is True and o["fixes"][0]["preferred"] is True
+    assert o["url"].startswith("file://") and o["url"].endswith("/rules/pages/SL002.md")
 
 
 def test_folders_skip_vcs_venvs_and_node_modules(tmp_path, capsys):

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from servelint.engine import apply_edits, fix_all_edits, lint
+from servelint.model import Severity
+from servelint.serialize import diagnostic
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SERVELINT_UPDATE_GOLDEN") == "1"
@@ -34,16 +36,19 @@ def parse_errors(text: str, path: Path) -> int:
 
 
 def render(path: Path, text: str) -> str:
+    """The findings as the editor and `check --format json` get them (servelint/serialize.py),
+    one line each, with their fixes."""
     result = lint(text, path=str(path))
     lines = []
     for f in result.findings:
-        line, col = result.index.position(f.span.start)
-        eline, ecol = result.index.position(f.span.end)
-        lines.append(f"{line + 1}:{col + 1}-{eline + 1}:{ecol + 1} {f.severity.label} {f.code} {f.message}")
-        for fx in f.fixes:
-            mark = "*" if fx.preferred else "-"
-            safe = "safe" if fx.safe else "unsafe"
-            lines.append(f"    {mark} fix ({safe}): {fx.title}")
+        d = diagnostic(f, result.index, path.resolve().as_uri(), None, result.rules)
+        start, end = d["range"]["start"], d["range"]["end"]
+        lines.append(f"{start['line'] + 1}:{start['character'] + 1}-{end['line'] + 1}:"
+                     f"{end['character'] + 1} {Severity(d['severity']).label} {d['code']} {d['message']}")
+        for fx in d["data"]["fixes"]:
+            mark = "*" if fx["preferred"] else "-"
+            safe = "safe" if fx["safe"] else "unsafe"
+            lines.append(f"    {mark} fix ({safe}): {fx['title']}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

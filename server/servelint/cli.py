@@ -6,10 +6,11 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Iterator
 
 from servelint import __version__
-from servelint.model import LineIndex, Severity
+from servelint.model import Severity
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".eggs"}
@@ -72,12 +73,6 @@ class TooLarge(Exception):
     pass
 
 
-def _range(index: LineIndex, span) -> dict:
-    sl, sc = index.position(span.start)
-    el, ec = index.position(span.end)
-    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
-
-
 def cli_settings(args):
     """The settings the command-line flags give; each flag given counts as explicit, so it
     beats the project configuration file."""
@@ -133,19 +128,22 @@ def cmd_check(args) -> int:
     nfiles = 0
     reported_packs: set[str] = set()
 
-    def emit(path, rng, severity, code, message, fixes):
+    def emit(path, d: dict):
+        """One diagnostic (servelint/serialize.py's dict, the one the editor gets)."""
         nonlocal failed
+        severity = Severity(d["severity"])
         counts[severity] += 1
         if severity <= threshold:
             failed = True
         if args.format == "json":
-            print(json.dumps({"path": path, "range": rng, "severity": severity.label, "code": code,
-                              "message": message, "fixes": fixes}, ensure_ascii=False))
+            print(json.dumps(check_record(path, d), ensure_ascii=False))
         else:
+            rng = d["range"]
             print(f"{path}:{rng['start']['line'] + 1}:{rng['start']['character'] + 1}: "
-                  f"{severity.label} {code} {message}")
+                  f"{severity.label} {d['code']} {d['message']}")
 
     from servelint.rules import is_pack_path
+    from servelint.serialize import check_record, diagnostic, pack_problem_diagnostic
     for path in iter_files(args.paths, errors):
         settings = settings_of(path)
         if is_pack_path(path, settings.rule_packs):
@@ -177,8 +175,7 @@ def cmd_check(args) -> int:
                 reported_packs.add(key)
                 for p2 in result.rules.problems:
                     if os.path.abspath(p2.path) == key:
-                        pos = {"line": p2.line, "character": p2.column}
-                        emit(p2.path, {"start": pos, "end": pos}, Severity.ERROR, "SL090", p2.message, [])
+                        emit(p2.path, pack_problem_diagnostic(p2))
         for notice in result.notices:
             if result.rules is not None and any(notice == str(p) for p in result.rules.problems):
                 continue
@@ -190,12 +187,10 @@ def cmd_check(args) -> int:
                     fh.write(new)
                 print(f"{path}: applied {count} fix edit(s)", file=sys.stderr)
                 result = lint(new, path=path, settings=settings)
-        for f in result.findings:
-            index = result.index
-            emit(path, _range(index, f.span), f.severity, f.code, f.message,
-                 [{"title": fx.title,
-                   "edits": [{"range": _range(index, e.span), "newText": e.new_text} for e in fx.edits]}
-                  for fx in f.fixes])
+        if result.findings:
+            uri = Path(os.path.abspath(path)).as_uri()
+            for f in result.findings:
+                emit(path, diagnostic(f, result.index, uri, None, result.rules))
     for e in errors:
         print(f"servelint: error: {e}", file=sys.stderr)
     sys.stdout.flush()

@@ -3,13 +3,44 @@ catalog checks (checks/) and the rule records (rules/packs/), in the same sectio
 
 from __future__ import annotations
 
+from functools import lru_cache
+from pathlib import Path
+
 from servelint.checks import load_checks
 
-DOCS_BASE = "https://github.com/servelint/servelint/blob/main/docs/rules/"
+# The rule pages ship inside the package (package data, and the extension's bundled
+# libs): tools/gen_docs.py writes them here, and a diagnostic links the installed copy,
+# which exists wherever servelint runs, offline too, and matches the installed version.
+PAGES = Path(__file__).resolve().parent / "rules" / "pages"
 
 
-def doc_url(code: str) -> str:
-    return f"{DOCS_BASE}{code}.md"
+def page_path(code: str) -> Path:
+    return PAGES / f"{code}.md"
+
+
+@lru_cache(maxsize=None)
+def _page_uri(code: str) -> str | None:
+    page = page_path(code)
+    return page.as_uri() if page.is_file() else None
+
+
+def doc_url(code: str, rules=None) -> str | None:
+    """Where a code is documented, or None when nowhere: a rule from a user's pack links
+    its record's own `docsUrl` (else its `githubUrl`); a check or a bundled rule links
+    its page installed with servelint, as a `file:` URI."""
+    rule = rules.by_code(code) if rules is not None else None
+    return rule_url(rule) if rule is not None else _page_uri(code)
+
+
+def rule_url(rule) -> str | None:
+    """Where a rule record is documented (see doc_url)."""
+    if rule.bundled:
+        return _page_uri(rule.code)
+    for key in ("docsUrl", "githubUrl"):
+        url = rule.record.get(key)
+        if isinstance(url, str) and url.strip():
+            return url.strip()
+    return None
 
 
 def _bundled_rules(version: str | None):

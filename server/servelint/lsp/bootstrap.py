@@ -5,7 +5,8 @@ Importing pygls takes about a second (lsprotocol's ~570 attrs classes are genera
 import time); servelint's own core imports and lints in a third of that. So `servelint
 lsp` starts here: it reads the first messages itself (plain JSON-RPC over stdio), answers
 `initialize` with the same capabilities the pygls server declares, lints the first
-opened document and publishes its diagnostics, and only then imports pygls. Every byte
+opened document and publishes its diagnostics (servelint/serialize.py, the same dicts the
+pygls server publishes), and only then imports pygls. Every byte
 it read is replayed to pygls, which therefore sees the whole conversation (it answers
 nothing twice: its reply to the replayed `initialize` is dropped).
 
@@ -127,53 +128,6 @@ class DropReply:
         self.stream.close()
 
 
-def _position(index, offset: int) -> dict:
-    line, char = index.position(offset)
-    return {"line": line, "character": char}
-
-
-def diagnostics(result, uri: str, version) -> list[dict]:
-    """The same diagnostics as lsp/convert.py, built without lsprotocol."""
-    from servelint.docs import doc_url
-
-    index = result.index
-    out = []
-    for f in result.findings:
-        rng = {"start": _position(index, f.span.start), "end": _position(index, f.span.end)}
-        data = {"version": version, "fixes": [
-            {"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
-             "edits": [{"range": {"start": _position(index, e.span.start),
-                                  "end": _position(index, e.span.end)}, "newText": e.new_text}
-                       for e in fx.edits]} for fx in f.fixes]}
-        d = {"range": rng, "severity": int(f.severity), "code": f.code,
-             "codeDescription": {"href": doc_url(f.code)}, "source": "servelint",
-             "message": f.message, "data": data}
-        tags = ([2] if f.deprecated else []) + ([1] if f.unnecessary else [])
-        if tags:
-            d["tags"] = tags
-        related = []
-        for r in f.related:
-            if r.path is None:
-                related.append({"location": {"uri": uri, "range": {
-                    "start": _position(index, r.span.start), "end": _position(index, r.span.end)}},
-                    "message": r.message})
-        if related:
-            d["relatedInformation"] = related
-        out.append(d)
-        line = index.position(f.span.start)[0] + 1
-        for r in f.related:
-            if r.mark and r.path is None:
-                out.append({"range": {"start": _position(index, r.span.start),
-                                      "end": _position(index, r.span.end)},
-                            "severity": 4, "code": f.code, "codeDescription": {"href": doc_url(f.code)},
-                            "source": "servelint",
-                            "message": f"{r.message.split(':')[0]} is part of a problem reported on line {line}: {f.message}",
-                            "relatedInformation": [{"location": {"uri": uri, "range": rng},
-                                                    "message": f.message}],
-                            "data": data})
-    return out
-
-
 def run() -> None:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     consumed = bytearray()
@@ -229,6 +183,7 @@ def _version() -> str:
 def _first_lint(stdout, doc: dict, options) -> None:
     from servelint.config import settings_for
     from servelint.engine import lint
+    from servelint.serialize import PUBLISH_DIAGNOSTICS, publish_params, result_diagnostics
     from servelint.settings import Settings, workspace_trusted
 
     uri = doc["uri"]
@@ -254,8 +209,9 @@ def _first_lint(stdout, doc: dict, options) -> None:
                            "params": {"type": 1, "message": line}})
         _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
                        "params": {"type": 1, "message": shown}})
-    _send(stdout, {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
-        "uri": uri, "version": doc.get("version"), "diagnostics": diagnostics(result, uri, doc.get("version"))}})
+    version = doc.get("version")
+    _send(stdout, {"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS, "params": publish_params(
+        uri, version, result_diagnostics(result, uri, version))})
 
 
 def file_path(uri: str) -> str | None:

@@ -1,20 +1,15 @@
-"""The only place where servelint's findings meet LSP types."""
+"""Where servelint meets lsprotocol types: ranges and text edits for the code-action
+handler, and sending the serializer's diagnostics (servelint/serialize.py builds every
+diagnostic, as plain dicts; nothing here builds one of its own)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import lru_cache
 
 from lsprotocol import types as lsp
 
-from servelint.docs import doc_url
 from servelint.model import Finding, LineIndex, Span
-
-SEVERITY = {
-    1: lsp.DiagnosticSeverity.Error,
-    2: lsp.DiagnosticSeverity.Warning,
-    3: lsp.DiagnosticSeverity.Information,
-    4: lsp.DiagnosticSeverity.Hint,
-}
+from servelint.serialize import PUBLISH_DIAGNOSTICS, finding_diagnostics, publish_params
 
 
 def to_range(index: LineIndex, span: Span) -> lsp.Range:
@@ -23,72 +18,31 @@ def to_range(index: LineIndex, span: Span) -> lsp.Range:
     return lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec))
 
 
-def range_dict(index: LineIndex, span: Span) -> dict:
-    sl, sc = index.position(span.start)
-    el, ec = index.position(span.end)
-    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+def to_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None,
+                   rules=None) -> list[lsp.Diagnostic]:
+    """serialize.finding_diagnostics as lsprotocol objects (for code that wants them)."""
+    converter = _converter()
+    return [converter.structure(d, lsp.Diagnostic)
+            for d in finding_diagnostics(f, index, uri, version, rules)]
 
 
-def to_diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None) -> lsp.Diagnostic:
-    tags = []
-    if f.deprecated:
-        tags.append(lsp.DiagnosticTag.Deprecated)
-    if f.unnecessary:
-        tags.append(lsp.DiagnosticTag.Unnecessary)
-    related = []
-    for r in f.related:
-        if r.path is None:
-            loc = lsp.Location(uri=uri, range=to_range(index, r.span))
-        elif r.range is not None:
-            sl, sc, el, ec = r.range
-            loc = lsp.Location(uri=Path(r.path).as_uri(),
-                               range=lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec)))
-        else:
-            continue
-        related.append(lsp.DiagnosticRelatedInformation(location=loc, message=r.message))
-    data = {
-        "version": version,
-        "fixes": [
-            {"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
-             "edits": [{"range": range_dict(index, e.span), "newText": e.new_text}
-                       for e in fx.edits]}
-            for fx in f.fixes
-        ],
-    }
-    return lsp.Diagnostic(
-        range=to_range(index, f.span),
-        message=f.message,
-        severity=SEVERITY[int(f.severity)],
-        code=f.code,
-        code_description=lsp.CodeDescription(href=doc_url(f.code)),
-        source="servelint",
-        related_information=related or None,
-        tags=tags or None,
-        data=data,
-    )
+@lru_cache(maxsize=1)
+def _converter():
+    from lsprotocol.converters import get_converter
+    return get_converter()
 
 
-def to_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None) -> list[lsp.Diagnostic]:
-    """The finding, plus a hint on every other flag it involves (a rule's conflict is
-    visible on each of its flags, and each offers the same fixes)."""
-    main = to_diagnostic(f, index, uri, version)
-    out = [main]
-    line = index.position(f.span.start)[0] + 1
-    for r in f.related:
-        if not r.mark or r.path is not None:
-            continue
-        out.append(lsp.Diagnostic(
-            range=to_range(index, r.span),
-            message=f"{r.message.split(':')[0]} is part of a problem reported on line {line}: {f.message}",
-            severity=lsp.DiagnosticSeverity.Hint,
-            code=f.code,
-            code_description=main.code_description,
-            source="servelint",
-            related_information=[lsp.DiagnosticRelatedInformation(
-                location=lsp.Location(uri=uri, range=main.range), message=f.message)],
-            data=main.data,
-        ))
-    return out
+def send_diagnostics(server, uri: str, version: int | None, diagnostics: list[dict]) -> None:
+    """Publish the serializer's dicts as they are, the very message the fast start sends.
+
+    pygls 2.1.1's `protocol.notify(method, params)` cannot take them: it wraps params in
+    the method's lsprotocol notification type and cattrs then unstructures them as
+    PublishDiagnosticsParams (AttributeError on a dict; pygls logs it and sends nothing).
+    JsonRPCNotification, pygls's own carrier for untyped params, is sent as JSON unchanged;
+    tests/test_bootstrap.py and tests/test_serialize.py check what arrives."""
+    from pygls.protocol.json_rpc import JsonRPCNotification
+    server.protocol._send_data(JsonRPCNotification(
+        method=PUBLISH_DIAGNOSTICS, jsonrpc="2.0", params=publish_params(uri, version, diagnostics)))
 
 
 def text_edit(raw: dict) -> lsp.TextEdit:

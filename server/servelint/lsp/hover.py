@@ -6,7 +6,7 @@ import json
 
 from servelint.catalog import Option
 from servelint.checks import load_checks
-from servelint.docs import doc_url
+from servelint.docs import doc_url, rule_url
 from servelint.engine import LintResult
 
 
@@ -54,7 +54,9 @@ def rule_hover(rule) -> str:
     links = []
     if rec.get("githubUrl"):
         links.append(f"[SGLang source]({rec['githubUrl']})")
-    links.append(f"[{rule.code} documentation]({doc_url(rule.code)})")
+    url = rule_url(rule)
+    if url and url != rec.get("githubUrl"):
+        links.append(f"[{rule.code} documentation]({url})")
     parts.append(" · ".join(links))
     return "\n".join(parts)
 
@@ -70,8 +72,7 @@ def finding_markdown(code: str, message: str, rules=None) -> str:
         "**Why it matters.** " + check.why.strip(), "",
         "**Example**", "```bash", check.example, "```",
         "**Use instead**", "```bash", check.instead, "```",
-        f"[Documentation]({doc_url(code)})",
-    ])
+    ] + ([f"[Documentation]({url})"] if (url := doc_url(code)) else []))
 
 
 def hover_at(result: LintResult, offset: int) -> str | None:
@@ -93,7 +94,8 @@ def hover_at(result: LintResult, offset: int) -> str | None:
                 mentioning = [r for r in (rules.rules if rules else []) if use.option in r.options]
                 if mentioning:
                     text += "\n\n**Rules about this option**\n\n" + "\n".join(
-                        f"- [{r.code}]({doc_url(r.code)}): {r.message}" for r in mentioning[:12])
+                        (f"- [{r.code}]({url}): {r.message}" if (url := rule_url(r)) else
+                         f"- {r.code}: {r.message}") for r in mentioning[:12])
                     if len(mentioning) > 12:
                         text += f"\n- ... and {len(mentioning) - 12} more"
                 parts.append(text)

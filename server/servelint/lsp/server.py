@@ -188,12 +188,9 @@ class ServelintServer(LanguageServer):
         self.report_pack_problems(result)
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
-        diagnostics = []
-        if result.findings:
-            index = result.index
-            diagnostics = [d for f in result.findings for d in to_diagnostics(f, index, uri, version)]
-        self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+        from servelint.lsp.convert import send_diagnostics
+        from servelint.serialize import result_diagnostics
+        send_diagnostics(self, uri, version, result_diagnostics(result, uri, version))
 
     def report_pack_problems(self, result: LintResult) -> None:
         """Tell the user once about each broken record of a rule pack; the server goes on
@@ -278,10 +275,9 @@ class ServelintServer(LanguageServer):
                 continue  # open: its live diagnostics stay
             file_uri = Path(path).as_uri()
             if outcome.findings or file_uri in self.workspace_published:
-                index = outcome.index
-                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-                    uri=file_uri, diagnostics=[d for f in outcome.findings
-                                               for d in to_diagnostics(f, index, file_uri, None)]))
+                from servelint.lsp.convert import send_diagnostics
+                from servelint.serialize import result_diagnostics
+                send_diagnostics(self, file_uri, None, result_diagnostics(outcome, file_uri, None))
             if outcome.findings:
                 published.add(file_uri)
         for gone in self.workspace_published - published:

@@ -45,7 +45,7 @@ SEED_FIELDS = {
 }
 MACHINE_FIELDS = {
     "code": str, "condition": dict, "fixes": list, "appliesTo": (dict, str, list),
-    "examples": dict, "messageTemplate": str,
+    "examples": dict, "messageTemplate": str, "docsUrl": str,
 }
 REQUIRED = ("id", "errorMessage")
 CODE_RE = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Za-z0-9]+)?[0-9A-Za-z]*$")
@@ -107,6 +107,11 @@ class Rule:
 
     def applies_to(self, version: str) -> bool:
         return version_matches(self.applies, version)
+
+    @property
+    def bundled(self) -> bool:
+        """Shipped with servelint (rules/packs/), not from a user's pack."""
+        return self.source.startswith(BUNDLED_SOURCE)
 
 
 # --- versions -------------------------------------------------------------------------
@@ -433,6 +438,9 @@ def compile_bundled() -> str:
     return json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
+BUNDLED_SOURCE = "servelint/rules/packs/"  # the `source` of every bundled rule
+
+
 @lru_cache(maxsize=4)
 def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
     from servelint.catalog import load_catalog
@@ -449,7 +457,7 @@ def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
         # from the YAML source when a bundled record is ever broken.
         source = resources.files("servelint.rules").joinpath("packs", name)
         packs.append(load_pack_data(data[name], lambda s=source: s.read_text(encoding="utf-8"),
-                                    f"servelint/rules/packs/{name}", catalog))
+                                    f"{BUNDLED_SOURCE}{name}", catalog))
     return tuple(packs)
 
 

@@ -1,0 +1,144 @@
+"""The one way from a finding to a diagnostic: LSP-shaped plain dicts (JSON as the
+protocol sends it, camelCase keys, None left out).
+
+Everything that shows a finding goes through here: the fast start
+(lsp/bootstrap.py, which answers before pygls and lsprotocol are imported), the pygls
+server's publishing (lsp/server.py sends these dicts as they are), `servelint check
+--format json` (`check_record`, a projection of the same dict) and the golden tests.
+No lsprotocol import, so it costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from servelint.model import Finding, LineIndex, Severity, Span
+
+SOURCE = "servelint"
+PUBLISH_DIAGNOSTICS = "textDocument/publishDiagnostics"
+TAG_UNNECESSARY, TAG_DEPRECATED = 1, 2  # LSP DiagnosticTag
+
+
+def position(index: LineIndex, offset: int) -> dict:
+    line, character = index.position(offset)
+    return {"line": line, "character": character}
+
+
+def lsp_range(index: LineIndex, span: Span) -> dict:
+    """A span as an LSP range (zero-based, characters in UTF-16 code units)."""
+    return {"start": position(index, span.start), "end": position(index, span.end)}
+
+
+def _tuple_range(r: tuple[int, int, int, int]) -> dict:
+    sl, sc, el, ec = r
+    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+
+def fixes(f: Finding, index: LineIndex) -> list[dict]:
+    return [{"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
+             "edits": [{"range": lsp_range(index, e.span), "newText": e.new_text}
+                       for e in fx.edits]}
+            for fx in f.fixes]
+
+
+def related_information(f: Finding, index: LineIndex, uri: str) -> list[dict]:
+    """The finding's other places: in the same document, or in another file (a `--config`
+    file: `path` with its own `range`)."""
+    out = []
+    for r in f.related:
+        if r.path is None:
+            loc = {"uri": uri, "range": lsp_range(index, r.span)}
+        elif r.range is not None:
+            loc = {"uri": Path(os.path.abspath(r.path)).as_uri(), "range": _tuple_range(r.range)}
+        else:
+            continue
+        out.append({"location": loc, "message": r.message})
+    return out
+
+
+def _diagnostic(rng: dict, message: str, severity: int, code: str, href: str | None,
+                tags: list[int], related: list[dict], data: dict) -> dict:
+    # Keys in lsprotocol's order (Diagnostic's fields), so a round trip through
+    # lsprotocol gives the same bytes.
+    d = {"range": rng, "message": message, "severity": severity, "code": code}
+    if href is not None:
+        d["codeDescription"] = {"href": href}
+    d["source"] = SOURCE
+    if tags:
+        d["tags"] = tags
+    if related:
+        d["relatedInformation"] = related
+    d["data"] = data
+    return d
+
+
+def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None, rules=None) -> dict:
+    """The finding's diagnostic. `data` carries the document version it was computed for
+    and the fixes (the code-action handler reads them back). `rules` (the lint's RuleSet)
+    tells which codes come from a user's rule pack, for the documentation link."""
+    from servelint.docs import doc_url
+
+    tags = ([TAG_DEPRECATED] if f.deprecated else []) + ([TAG_UNNECESSARY] if f.unnecessary else [])
+    data = {"version": version, "fixes": fixes(f, index)}
+    return _diagnostic(lsp_range(index, f.span), f.message, int(f.severity), f.code,
+                       doc_url(f.code, rules), tags, related_information(f, index, uri), data)
+
+
+def finding_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None,
+                        rules=None) -> list[dict]:
+    """The finding, plus a hint on every other flag it involves (a rule's conflict is
+    visible on each of its flags, and each offers the same fixes)."""
+    main = diagnostic(f, index, uri, version, rules)
+    out = [main]
+    line = main["range"]["start"]["line"] + 1
+    href = main.get("codeDescription", {}).get("href")
+    for r in f.related:
+        if not r.mark or r.path is not None:
+            continue
+        out.append(_diagnostic(
+            lsp_range(index, r.span),
+            f"{r.message.split(':')[0]} is part of a problem reported on line {line}: {f.message}",
+            int(Severity.HINT), f.code, href, [],
+            [{"location": {"uri": uri, "range": main["range"]}, "message": f.message}],
+            main["data"]))
+    return out
+
+
+def result_diagnostics(result, uri: str, version: int | None) -> list[dict]:
+    """Every diagnostic of a LintResult, in the order of its findings."""
+    if not result.findings:
+        return []
+    index = result.index
+    return [d for f in result.findings
+            for d in finding_diagnostics(f, index, uri, version, result.rules)]
+
+
+def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> dict:
+    """PublishDiagnosticsParams as lsprotocol would send them (no version: left out)."""
+    params = {"uri": uri, "diagnostics": diagnostics}
+    if version is not None:
+        params["version"] = version
+    return params
+
+
+def check_record(path: str, d: dict) -> dict:
+    """One line of `servelint check --format json`: a projection of the LSP diagnostic
+    (`range` zero-based, UTF-16 characters; `severity` as a word; `url` the code's
+    documentation, when it has one; `fixes` with `safe` and `preferred`)."""
+    rec = {"path": path, "range": d["range"], "severity": Severity(d["severity"]).label,
+           "code": d["code"], "message": d["message"], "fixes": d["data"]["fixes"]}
+    href = d.get("codeDescription", {}).get("href")
+    if href is not None:
+        rec["url"] = href
+    return rec
+
+
+def pack_problem_diagnostic(problem) -> dict:
+    """A broken rule record (rules.PackProblem) as an SL090 diagnostic at its position, for
+    `servelint check` when the pack file itself is not among the linted files."""
+    from servelint.docs import doc_url
+
+    pos = {"line": problem.line, "character": problem.column}
+    return _diagnostic({"start": pos, "end": dict(pos)}, problem.message, int(Severity.ERROR),
+                       "SL090", doc_url("SL090"), [], [], {"version": None, "fixes": []})
