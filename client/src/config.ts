@@ -4,8 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 /** The servelint.* settings the server reads (initializationOptions.settings and the
- * workspace/configuration section "servelint"). Client-only settings (interpreter,
- * importStrategy, trace) are not sent. */
+ * workspace/configuration section "servelint"). Client-only settings (interpreter, path,
+ * importStrategy, logLevel, trace) are not sent. */
 export interface ServerSettings {
   enable: boolean;
   select: string[];
@@ -17,7 +17,18 @@ export interface ServerSettings {
   maxFileBytes: number;
   configurationPreference: string;
   ignoreSuppressions: boolean;
+  /** Which of the server's messages become notifications (window/showMessage); the rest
+   * only go to the servelint output. */
+  showNotifications: ShowNotifications;
 }
+
+export const SHOW_NOTIFICATIONS = ["off", "onError", "onWarning", "always"] as const;
+export type ShowNotifications = typeof SHOW_NOTIFICATIONS[number];
+
+export const LOG_LEVELS = ["error", "warning", "info", "debug"] as const;
+/** servelint.logLevel: the server's `--log-level`. */
+export type LogLevel = typeof LOG_LEVELS[number];
+export const DEFAULT_LOG_LEVEL: LogLevel = "warning";
 
 export const DEFAULT_SETTINGS: ServerSettings = {
   enable: true,
@@ -30,6 +41,7 @@ export const DEFAULT_SETTINGS: ServerSettings = {
   maxFileBytes: 5 * 1024 * 1024,
   configurationPreference: "editorFirst",
   ignoreSuppressions: false,
+  showNotifications: "onError",
 };
 
 export type ImportStrategy = "useBundled" | "fromEnvironment";
@@ -112,6 +124,7 @@ export function serverSettings(
     maxFileBytes: pick("maxFileBytes"),
     configurationPreference: pick("configurationPreference"),
     ignoreSuppressions: pick("ignoreSuppressions"),
+    showNotifications: pick("showNotifications"),
   };
 }
 
@@ -142,4 +155,54 @@ export function interpreterSetting(
     return [];
   }
   return expanded;
+}
+
+/** servelint.path: a `servelint` executable and optional extra arguments, variables
+ * expanded, a relative path containing a separator taken from the workspace folder;
+ * [] when unset, blank or untrusted (it is a restricted setting). */
+export function pathSetting(
+  source: SettingsSource,
+  workspaceFolder: string | undefined,
+  trusted: boolean,
+): string[] {
+  if (!trusted) {
+    return [];
+  }
+  const raw = source.get<unknown>("path");
+  const list = typeof raw === "string" ? [raw] : isStringArray(raw) ? raw : [];
+  const expanded = list.map((x) => expandVariables(x, workspaceFolder));
+  if (expanded.length === 0 || expanded[0].trim() === "") {
+    return [];
+  }
+  const first = expanded[0].trim();
+  const hasSeparator = first.includes("/") || first.includes("\\");
+  expanded[0] = hasSeparator && !path.isAbsolute(first) && workspaceFolder !== undefined
+    ? path.join(workspaceFolder, first) : first;
+  return expanded;
+}
+
+/** servelint.logLevel, "warning" when unset or not one of the levels. */
+export function logLevel(source: SettingsSource): LogLevel {
+  const raw = source.get<unknown>("logLevel");
+  return (LOG_LEVELS as readonly unknown[]).includes(raw) ? raw as LogLevel : DEFAULT_LOG_LEVEL;
+}
+
+/** The workspace folder whose settings a scope gets: the folder holding it, else (a file
+ * outside every folder, or no scope) the only folder of a single-folder workspace, else
+ * none: in a multi-root workspace nothing but a folder's own scope names a folder. */
+export function folderForScope<F>(containing: F | undefined, folders: readonly F[]): F | undefined {
+  return containing ?? (folders.length === 1 ? folders[0] : undefined);
+}
+
+/** The folder whose settings start the server (interpreter, servelint.path,
+ * initializationOptions): the folder of the active document, else of the first open
+ * document servelint reads, else of any open document, else the first folder. Each
+ * argument is the folder holding that document (undefined: outside every folder). */
+export function startFolder<F>(
+  active: F | undefined,
+  linted: readonly (F | undefined)[],
+  opened: readonly (F | undefined)[],
+  folders: readonly F[],
+): F | undefined {
+  return active ?? linted.find((f) => f !== undefined) ?? opened.find((f) => f !== undefined) ?? folders[0];
 }

@@ -1,6 +1,8 @@
-// The servelint VS Code extension: starts `<python> -m servelint lsp` over stdio and
-// connects a language client to it. The decisions (which interpreter, which libraries,
-// which settings) live in modules without a 'vscode' import, tested with node's runner.
+// The servelint VS Code extension: starts `<python> -m servelint lsp` (or the
+// servelint.path executable's `lsp`) over stdio and connects a language client to it.
+// The decisions (which interpreter, which libraries, which settings, the exact command
+// line, the status text) live in modules without a 'vscode' import, tested with node's
+// runner.
 
 import * as vscode from "vscode";
 import {
@@ -10,24 +12,36 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
-  TransportKind,
+  State,
 } from "vscode-languageclient/node";
 
 import {
+  folderForScope,
   importStrategy,
   initializationOptions,
   interpreterSetting,
+  logLevel,
+  LogLevel,
+  pathSetting,
   serverSettings,
   ServerSettings,
+  startFolder,
 } from "./config";
 import { displayArgv, findInterpreter, interpreterCandidates, noInterpreterMessage } from "./interpreter";
 import * as fs from "node:fs";
-import { BundleManifest, bundleMismatch, serverCommand } from "./launch";
+import {
+  BundleManifest, bundleMismatch, executableCommand, executableMessage, executableProblem, LaunchPlan,
+  serverCommand, spawnArgv,
+} from "./launch";
 import { activeInterpreter, onActiveEnvironmentChanged } from "./python";
-import { formatLintSummary, LINT_WORKSPACE_COMMAND } from "./summary";
+import {
+  ClientStatus, formatLintSummary, LINT_WORKSPACE_COMMAND, parseServerStatus, STATUS_COMMAND, StatusState,
+  statusView,
+} from "./summary";
 
+/** "helm": the Kubernetes extension's language for Helm chart templates. */
 export const LANGUAGES = [
-  "shellscript", "yaml", "dockercompose", "jsonc", "json", "dockerfile", "python", "markdown",
+  "shellscript", "yaml", "helm", "dockercompose", "jsonc", "json", "dockerfile", "python", "markdown",
 ];
 
 export const DOCUMENT_SELECTOR: DocumentSelector = [
@@ -39,12 +53,18 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
 ];
 
 /** Settings whose change needs a new server process; the others are synchronized. */
-const RESTART_SETTINGS = ["servelint.interpreter", "servelint.importStrategy"];
+const RESTART_SETTINGS = ["servelint.interpreter", "servelint.path", "servelint.importStrategy", "servelint.logLevel"];
 
 let output: vscode.OutputChannel;
 let extensionRoot: string;
 let client: LanguageClient | undefined;
 let environmentListener: vscode.Disposable | undefined;
+let statusItem: vscode.LanguageStatusItem | undefined;
+/** The server's state for the status item, and what the client knows of it. */
+let status: StatusState = { kind: "starting" };
+let statusClient: Omit<ClientStatus, "servelint" | "sglang"> | undefined;
+/** Bumped by every status update: a slower, older answer does not overwrite a newer one. */
+let statusGeneration = 0;
 /** Starts and stops run one after the other, never interleaved. */
 let queue: Promise<void> = Promise.resolve();
 
@@ -52,12 +72,30 @@ function log(line: string): void {
   output.appendLine(`[${new Date().toISOString()}] ${line}`);
 }
 
-function firstFolder(): vscode.WorkspaceFolder | undefined {
-  return vscode.workspace.workspaceFolders?.[0];
+function folders(): readonly vscode.WorkspaceFolder[] {
+  return vscode.workspace.workspaceFolders ?? [];
 }
 
+function folderOf(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
+  return uri ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
+}
+
+/** The folder whose settings start the server: the active document's, else the first
+ * open document's (servelint's languages first), else the first folder. */
+function serverFolder(): vscode.WorkspaceFolder | undefined {
+  const docs = vscode.workspace.textDocuments.filter((d) => !d.isClosed);
+  return startFolder(
+    folderOf(vscode.window.activeTextEditor?.document.uri),
+    docs.filter((d) => vscode.languages.match(DOCUMENT_SELECTOR, d) > 0).map((d) => folderOf(d.uri)),
+    docs.map((d) => folderOf(d.uri)),
+    folders());
+}
+
+/** The servelint settings for a scope (a document or folder URI; none: the window), with
+ * rule pack paths resolved against that scope's folder. A scope outside every folder, or
+ * none, gets the window's values (in a single-folder workspace, that folder's). */
 function settingsFor(scope: vscode.Uri | undefined): ServerSettings {
-  const folder = scope ? vscode.workspace.getWorkspaceFolder(scope) ?? firstFolder() : firstFolder();
+  const folder = folderForScope(folderOf(scope), folders());
   const config = vscode.workspace.getConfiguration("servelint", folder?.uri ?? scope);
   return serverSettings(config, folder?.uri.fsPath, vscode.workspace.isTrusted);
 }
@@ -88,44 +126,63 @@ async function stopClient(): Promise<void> {
   }
 }
 
-async function startClient(): Promise<void> {
-  const trusted = vscode.workspace.isTrusted;
-  const folder = firstFolder();
-  const config = vscode.workspace.getConfiguration("servelint", folder?.uri);
+/** An error message with buttons to open the setting that caused it or the output. */
+function settingError(message: string, setting: string): void {
+  log(message);
+  void vscode.window.showErrorMessage(message, "Open Setting", "Show Output").then((choice) => {
+    if (choice === "Open Setting") {
+      void vscode.commands.executeCommand("workbench.action.openSettings", setting);
+    } else if (choice === "Show Output") {
+      output.show(true);
+    }
+  });
+}
+
+function failed(reason: string): void {
+  status = { kind: "failed", reason };
+  statusClient = undefined;
+  void updateStatus();
+}
+
+/** servelint.path: its executable's `lsp`, no interpreter probe. */
+function executablePlan(executable: string[], level: LogLevel): LaunchPlan | undefined {
+  const problem = executableProblem(executable[0], process.env);
+  if (problem) {
+    settingError(executableMessage(problem), "servelint.path");
+    failed(`servelint.path: ${problem}`);
+    return undefined;
+  }
+  statusClient = { uses: "executable", executable: executable[0], bundledLibs: bundledLibs() };
+  return executableCommand({ executable, extensionRoot, baseEnv: process.env, logLevel: level });
+}
+
+/** `<python> -m servelint lsp`: the interpreter chosen and probed, the libraries picked. */
+async function interpreterPlan(folder: vscode.WorkspaceFolder | undefined, config: vscode.WorkspaceConfiguration,
+  trusted: boolean, level: LogLevel): Promise<LaunchPlan | undefined> {
   const setting = interpreterSetting(config, folder?.uri.fsPath, trusted);
   const fromPythonExtension = trusted && setting.length === 0
     ? await activeInterpreter(folder?.uri, log) : undefined;
   const candidates = interpreterCandidates({
     trusted, setting, pythonExtension: fromPythonExtension, platform: process.platform,
   });
-  if (!trusted) {
-    log("Untrusted workspace (limited mode): bundled servelint with python3 from PATH; " +
-      "servelint.interpreter, the Python extension's environment, rule packs and project configuration are ignored.");
-  }
   const { found, failures } = await findInterpreter(candidates, extensionRoot);
   for (const f of failures) {
     log(f);
   }
   if (!found) {
-    const message = noInterpreterMessage(failures, setting.length > 0);
-    log(message);
-    void vscode.window.showErrorMessage(message, "Open Setting", "Show Output").then((choice) => {
-      if (choice === "Open Setting") {
-        void vscode.commands.executeCommand("workbench.action.openSettings", "servelint.interpreter");
-      } else if (choice === "Show Output") {
-        output.show(true);
-      }
-    });
-    return;
+    settingError(noInterpreterMessage(failures, setting.length > 0), "servelint.interpreter");
+    failed(failures.length ? failures.join("; ") : "no Python 3.10+ found");
+    return undefined;
   }
   const plan = serverCommand({
     interpreter: found.candidate.argv,
     strategy: importStrategy(config, trusted),
     environmentHasServelint: found.probe.hasServelint,
-    bundledLibs: vscode.Uri.joinPath(vscode.Uri.file(extensionRoot), "bundled", "libs").fsPath,
+    bundledLibs: bundledLibs(),
     extensionRoot,
     baseEnv: process.env,
     platform: process.platform,
+    logLevel: level,
   });
   if (plan.warning) {
     log(plan.warning);
@@ -139,12 +196,52 @@ async function startClient(): Promise<void> {
     }
   }
   log(`Python ${found.probe.version.join(".")} (${found.candidate.source}): ${found.probe.executable || found.candidate.argv[0]}`);
-  log(`Starting: ${displayArgv([plan.command, ...plan.args])} (servelint: ${plan.uses})`);
+  statusClient = {
+    python: found.probe.executable || found.candidate.argv[0],
+    pythonVersion: found.probe.version.join("."),
+    uses: plan.uses,
+    bundledLibs: bundledLibs(),
+  };
+  return plan;
+}
 
+function bundledLibs(): string {
+  return vscode.Uri.joinPath(vscode.Uri.file(extensionRoot), "bundled", "libs").fsPath;
+}
+
+async function startClient(): Promise<void> {
+  const trusted = vscode.workspace.isTrusted;
+  // Multi-root: the settings of the folder that holds the active (or first opened)
+  // document choose the interpreter and start the server; each document's own folder
+  // settings are pulled per scope later.
+  const folder = serverFolder();
+  const config = vscode.workspace.getConfiguration("servelint", folder?.uri);
+  const level = logLevel(config);
+  status = { kind: "starting" };
+  statusClient = undefined;
+  void updateStatus();
+  if (!trusted) {
+    log("Untrusted workspace (limited mode): bundled servelint with python3 from PATH; " +
+      "servelint.interpreter, servelint.path, the Python extension's environment, rule packs and project configuration are ignored.");
+  }
+  if (folder && folders().length > 1) {
+    log(`Multi-root workspace: starting with the settings of folder ${folder.name}.`);
+  }
+  const executable = pathSetting(config, folder?.uri.fsPath, trusted);
+  const plan = executable.length > 0
+    ? executablePlan(executable, level)
+    : await interpreterPlan(folder, config, trusted, level);
+  if (!plan) {
+    return;
+  }
+  const argv = spawnArgv(plan);
+  log(`Starting: ${displayArgv([argv.command, ...argv.args])} (servelint: ${plan.uses})`);
+
+  // No transport kind: the client then appends nothing, and argv (with its --stdio) is
+  // exactly the process started, the one client/test/launch.test.ts starts.
   const serverOptions: ServerOptions = {
-    command: plan.command,
-    args: plan.args,
-    transport: TransportKind.stdio,
+    command: argv.command,
+    args: argv.args,
     options: { cwd: plan.cwd, env: plan.env },
   };
   let started: LanguageClient | undefined;
@@ -155,8 +252,9 @@ async function startClient(): Promise<void> {
     initializationOptions: initializationOptions(settingsFor(folder?.uri), trusted),
     middleware: {
       workspace: {
-        // The server pulls section "servelint": answer with resolved rule pack paths, and
-        // without them in an untrusted workspace.
+        // The server pulls section "servelint" per scope: answer with that scope's
+        // folder settings, rule pack paths resolved against that folder (and none in an
+        // untrusted workspace).
         configuration: async (params, token, next) => {
           const answer = await next(params, token);
           if (!Array.isArray(answer)) {
@@ -166,23 +264,85 @@ async function startClient(): Promise<void> {
             ? settingsFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)
             : answer[i]));
         },
-        // A servelint.* change: send the same resolved settings the pull would get.
+        // A servelint.* change: not one folder's settings as if they were global, but the
+        // window's (folder-less) section; the server pulls each document's folder
+        // settings with workspace/configuration.
         didChangeConfiguration: async (_sections, _next) => {
           await started?.sendNotification(DidChangeConfigurationNotification.type,
             { settings: { servelint: settingsFor(undefined) } });
+          void updateStatus();
         },
       },
     },
   };
   started = new LanguageClient("servelint", "servelint", serverOptions, clientOptions);
   client = started;
+  const self = started;
+  self.onDidChangeState((e) => {
+    // Stopped for good (not by a restart, which replaces `client` first).
+    if (e.newState === State.Stopped && client === self && status.kind === "running") {
+      failed("the server stopped; see the servelint output");
+    }
+  });
   try {
     await started.start();
     log("servelint server started.");
+    status = {
+      kind: "running",
+      // sglang: filled in per document by updateStatus.
+      client: {
+        ...(statusClient ?? { uses: plan.uses, bundledLibs: bundledLibs() }),
+        sglang: "",
+        servelint: started.initializeResult?.serverInfo?.version,
+      },
+    };
+    void updateStatus();
   } catch (err) {
     log(`The server did not start: ${String(err)}`);
+    failed(`the server did not start: ${err instanceof Error ? err.message : String(err)}`);
     void vscode.window.showErrorMessage(`servelint: the server did not start (${String(err)}). See the servelint output.`);
   }
+}
+
+/** The document the status item describes: the active editor's, when servelint reads it. */
+function statusDocument(): vscode.TextDocument | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  return doc && vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0 ? doc : undefined;
+}
+
+/** Refreshes the language status item: from the server's status command when it offers
+ * one, else from what the client knows (the setting's SGLang version, the interpreter). */
+async function updateStatus(): Promise<void> {
+  const item = statusItem;
+  if (!item) {
+    return;
+  }
+  const generation = ++statusGeneration;
+  let state = status;
+  if (state.kind === "running") {
+    const doc = statusDocument();
+    const running = client;
+    const clientStatus: ClientStatus = { ...state.client, sglang: settingsFor(doc?.uri).sglangVersion };
+    state = { kind: "running", client: clientStatus };
+    const offered = running?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    if (running && running.isRunning() && offered.includes(STATUS_COMMAND)) {
+      try {
+        const reply: unknown = await running.sendRequest(ExecuteCommandRequest.type,
+          { command: STATUS_COMMAND, arguments: doc ? [doc.uri.toString()] : [] });
+        state = { kind: "running", client: clientStatus, server: parseServerStatus(reply) };
+      } catch (err) {
+        log(`${STATUS_COMMAND} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+  if (generation !== statusGeneration) {
+    return;
+  }
+  const view = statusView(state);
+  item.text = view.text;
+  item.detail = view.detail;
+  item.busy = view.busy;
+  item.severity = view.error ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
 }
 
 function restart(reason: string): Promise<void> {
@@ -221,9 +381,10 @@ async function watchEnvironment(): Promise<void> {
     return;
   }
   environmentListener = await onActiveEnvironmentChanged(() => {
-    const folder = firstFolder();
+    const folder = serverFolder();
     const config = vscode.workspace.getConfiguration("servelint", folder?.uri);
-    if (vscode.workspace.isTrusted && interpreterSetting(config, folder?.uri.fsPath, true).length === 0) {
+    if (vscode.workspace.isTrusted && interpreterSetting(config, folder?.uri.fsPath, true).length === 0
+      && pathSetting(config, folder?.uri.fsPath, true).length === 0) {
       void restart("the Python extension's environment changed");
     }
   });
@@ -232,8 +393,14 @@ async function watchEnvironment(): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("servelint");
   extensionRoot = context.extensionPath;
+  statusItem = vscode.languages.createLanguageStatusItem("servelint.status", DOCUMENT_SELECTOR);
+  statusItem.name = "servelint";
+  statusItem.command = { title: "Show Output", command: "servelint.showLogs" };
+  void updateStatus();
   context.subscriptions.push(
     output,
+    statusItem,
+    vscode.window.onDidChangeActiveTextEditor(() => void updateStatus()),
     vscode.commands.registerCommand("servelint.restart", () => restart("requested")),
     vscode.commands.registerCommand("servelint.showLogs", () => output.show()),
     vscode.commands.registerCommand("servelint.lintWorkspace", () => lintWorkspace()),

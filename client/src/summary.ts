@@ -33,3 +33,103 @@ export function formatLintSummary(result: unknown): string {
   }
   return "servelint: workspace linted.";
 }
+
+// --- the language status item -------------------------------------------------------
+
+/** The server's status command: arguments [documentUri], answer a ServerStatus. */
+export const STATUS_COMMAND = "servelint.server.status";
+
+/** What `servelint.server.status` answers; `location` is the folder of the servelint
+ * package the server runs from. */
+export interface ServerStatus {
+  servelint?: string;
+  sglang?: string;
+  python?: string;
+  pythonVersion?: string;
+  location?: string;
+}
+
+/** The known string fields of the status reply, or undefined when it is not an object. */
+export function parseServerStatus(reply: unknown): ServerStatus | undefined {
+  if (reply === null || typeof reply !== "object" || Array.isArray(reply)) {
+    return undefined;
+  }
+  const r = reply as Record<string, unknown>;
+  const out: ServerStatus = {};
+  for (const key of ["servelint", "sglang", "python", "pythonVersion", "location"] as const) {
+    const v = r[key];
+    if (typeof v === "string" && v.trim() !== "") {
+      out[key] = v.trim();
+    }
+  }
+  return out;
+}
+
+/** What the client knows without asking the server. */
+export interface ClientStatus {
+  /** initializeResult.serverInfo.version, once the server answered initialize. */
+  servelint?: string;
+  /** servelint.sglangVersion for the document (the project file may still change it). */
+  sglang: string;
+  /** The interpreter the probe found (absent with servelint.path). */
+  python?: string;
+  pythonVersion?: string;
+  uses: "bundled" | "environment" | "executable";
+  /** servelint.path's executable, when that started the server. */
+  executable?: string;
+  /** The extension's bundled/libs, to tell a bundled location from an environment's. */
+  bundledLibs: string;
+}
+
+export type StatusState =
+  | { kind: "starting" }
+  | { kind: "running"; client: ClientStatus; server?: ServerStatus }
+  | { kind: "failed"; reason: string };
+
+export interface StatusView {
+  text: string;
+  detail: string;
+  /** Shown with error severity. */
+  error: boolean;
+  busy: boolean;
+}
+
+/** Whether `location` lies inside `folder` (both absolute paths). */
+function inside(location: string, folder: string): boolean {
+  const norm = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "");
+  const loc = norm(location);
+  const dir = norm(folder);
+  return dir !== "" && (loc === dir || loc.startsWith(dir + "/"));
+}
+
+/** The text of servelint's language status item. */
+export function statusView(state: StatusState): StatusView {
+  if (state.kind === "starting") {
+    return { text: "servelint: starting", detail: "", error: false, busy: true };
+  }
+  if (state.kind === "failed") {
+    return { text: "servelint: not running", detail: state.reason, error: true, busy: false };
+  }
+  const c = state.client;
+  const s = state.server ?? {};
+  const version = s.servelint ?? c.servelint;
+  const sglang = s.sglang ?? c.sglang;
+  const python = s.python ?? c.python;
+  const pythonVersion = s.pythonVersion ?? c.pythonVersion;
+  let libraries: string;
+  if (s.location) {
+    libraries = inside(s.location, c.bundledLibs) ? "bundled libraries" : `environment libraries (${s.location})`;
+  } else if (c.uses === "executable") {
+    libraries = `servelint.path (${c.executable ?? "?"})`;
+  } else {
+    libraries = c.uses === "bundled" ? "bundled libraries" : "environment libraries";
+  }
+  const interpreter = python || pythonVersion
+    ? `Python ${[pythonVersion, python].filter((x) => x).join(" ")}` : "Python unknown";
+  return {
+    text: `servelint${version ? ` ${version}` : ""} · SGLang ${sglang}`,
+    detail: `${interpreter} · ${libraries}`,
+    error: false,
+    busy: false,
+  };
+}

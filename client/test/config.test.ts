@@ -4,8 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import {
-  DEFAULT_SETTINGS, expandVariables, fromObject, importStrategy, initializationOptions,
-  interpreterSetting, resolvePath, serverSettings,
+  DEFAULT_SETTINGS, expandVariables, folderForScope, fromObject, importStrategy, initializationOptions,
+  interpreterSetting, logLevel, pathSetting, resolvePath, serverSettings, startFolder,
 } from "../src/config";
 
 const folder = path.join(os.tmpdir(), "proj");
@@ -16,6 +16,7 @@ test("missing settings get the documented defaults", () => {
   assert.equal(s.sglangVersion, "0.5.23");
   assert.equal(s.maxFileBytes, 5242880);
   assert.equal(s.configurationPreference, "editorFirst");
+  assert.equal(s.showNotifications, "onError");
   // Defaults are copies: changing one result does not change the next.
   s.select.push("SL0");
   assert.deepEqual(serverSettings(fromObject({}), folder, true).select, []);
@@ -26,8 +27,9 @@ test("settings become initializationOptions with trust and client name", () => {
     enable: false, select: ["SL0"], ignore: ["SL004"], severity: { SL004: "information" },
     rulePacks: ["rules/team.yaml", "${workspaceFolder}/more", "/abs/pack.json", " "],
     sglangVersion: "0.5.23", gpu: "sm90", maxFileBytes: 1000,
-    configurationPreference: "editorOnly", ignoreSuppressions: true,
+    configurationPreference: "editorOnly", ignoreSuppressions: true, showNotifications: "always",
     interpreter: ["/usr/bin/python3"], importStrategy: "fromEnvironment", "trace.server": "verbose",
+    path: ["/x/servelint"], logLevel: "debug",
   };
   const opts = initializationOptions(serverSettings(fromObject(raw), folder, true), true);
   assert.deepEqual(opts, {
@@ -35,7 +37,7 @@ test("settings become initializationOptions with trust and client name", () => {
       enable: false, select: ["SL0"], ignore: ["SL004"], severity: { SL004: "information" },
       rulePacks: [path.join(folder, "rules/team.yaml"), `${folder}/more`, "/abs/pack.json"],
       sglangVersion: "0.5.23", gpu: "sm90", maxFileBytes: 1000,
-      configurationPreference: "editorOnly", ignoreSuppressions: true,
+      configurationPreference: "editorOnly", ignoreSuppressions: true, showNotifications: "always",
     },
     workspaceTrusted: true,
     clientName: "vscode",
@@ -43,6 +45,8 @@ test("settings become initializationOptions with trust and client name", () => {
   // Client-only settings are not sent to the server.
   assert.ok(!("interpreter" in opts.settings));
   assert.ok(!("importStrategy" in opts.settings));
+  assert.ok(!("path" in opts.settings));
+  assert.ok(!("logLevel" in opts.settings));
 });
 
 test("an untrusted workspace sends no rule packs and workspaceTrusted false", () => {
@@ -84,4 +88,44 @@ test("import strategy: bundled unless trusted and fromEnvironment", () => {
   assert.equal(importStrategy(fromObject({ importStrategy: "fromEnvironment" }), true), "fromEnvironment");
   assert.equal(importStrategy(fromObject({ importStrategy: "fromEnvironment" }), false), "useBundled");
   assert.equal(importStrategy(fromObject({ importStrategy: "bogus" }), true), "useBundled");
+});
+
+test("servelint.path: expanded, relative paths from the folder, ignored when blank or untrusted", () => {
+  const src = fromObject({ path: ["${userHome}/.local/bin/servelint", "--x"] });
+  assert.deepEqual(pathSetting(fromObject({ path: ["~/.local/bin/servelint"] }), "/w", true),
+    [path.join(os.homedir(), ".local/bin/servelint")]);
+  assert.deepEqual(pathSetting(src, "/w", true), [`${os.homedir()}/.local/bin/servelint`, "--x"]);
+  assert.deepEqual(pathSetting(src, "/w", false), []);
+  assert.deepEqual(pathSetting(fromObject({ path: "${workspaceFolder}/.venv/bin/servelint" }), "/w", true), ["/w/.venv/bin/servelint"]);
+  assert.deepEqual(pathSetting(fromObject({ path: [".venv/bin/servelint"] }), "/w", true), [path.join("/w", ".venv/bin/servelint")]);
+  // A bare name is looked up on PATH, not in the folder.
+  assert.deepEqual(pathSetting(fromObject({ path: ["servelint"] }), "/w", true), ["servelint"]);
+  assert.deepEqual(pathSetting(fromObject({ path: [] }), "/w", true), []);
+  assert.deepEqual(pathSetting(fromObject({ path: [" "] }), "/w", true), []);
+  assert.deepEqual(pathSetting(fromObject({ path: 3 }), "/w", true), []);
+  assert.deepEqual(pathSetting(fromObject({}), "/w", true), []);
+});
+
+test("log level: one of error, warning, info, debug; warning otherwise", () => {
+  assert.equal(logLevel(fromObject({})), "warning");
+  for (const l of ["error", "warning", "info", "debug"]) {
+    assert.equal(logLevel(fromObject({ logLevel: l })), l);
+  }
+  assert.equal(logLevel(fromObject({ logLevel: "verbose" })), "warning");
+  assert.equal(logLevel(fromObject({ logLevel: 3 })), "warning");
+});
+
+test("multi-root: a scope gets its own folder, else the only folder, else none", () => {
+  assert.equal(folderForScope("b", ["a", "b"]), "b");
+  assert.equal(folderForScope(undefined, ["a", "b"]), undefined);
+  assert.equal(folderForScope(undefined, ["a"]), "a");
+  assert.equal(folderForScope(undefined, []), undefined);
+});
+
+test("multi-root: the server starts with the active document's folder, else the first opened one's", () => {
+  assert.equal(startFolder("b", ["a"], ["a"], ["a", "b"]), "b");
+  assert.equal(startFolder(undefined, [undefined, "b"], ["a", "b"], ["a", "b"]), "b");
+  assert.equal(startFolder(undefined, [], [undefined, "b"], ["a", "b"]), "b");
+  assert.equal(startFolder(undefined, [], [], ["a", "b"]), "a");
+  assert.equal(startFolder(undefined, [], [], []), undefined);
 });

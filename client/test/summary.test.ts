@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 
-import { formatLintSummary, LINT_WORKSPACE_COMMAND } from "../src/summary";
+import {
+  ClientStatus, formatLintSummary, LINT_WORKSPACE_COMMAND, parseServerStatus, STATUS_COMMAND, statusView,
+} from "../src/summary";
 
 test("the server command name", () => {
   assert.equal(LINT_WORKSPACE_COMMAND, "servelint.server.lintWorkspace");
@@ -23,4 +25,65 @@ test("anything else gets a generic line", () => {
   for (const r of [null, undefined, "", 5, [], { other: 1 }]) {
     assert.equal(formatLintSummary(r), "servelint: workspace linted.");
   }
+});
+
+// --- the language status item ------------------------------------------------------
+
+const known: ClientStatus = {
+  servelint: "0.1.0", sglang: "0.5.23", python: "/usr/bin/python3.11", pythonVersion: "3.11.7",
+  uses: "bundled", bundledLibs: "/ext/bundled/libs",
+};
+
+test("the status command name", () => {
+  assert.equal(STATUS_COMMAND, "servelint.server.status");
+});
+
+test("status reply: string fields only", () => {
+  assert.deepEqual(parseServerStatus({
+    servelint: "0.1.0", sglang: "0.5.23", python: "/usr/bin/python3.11", pythonVersion: "3.11.7",
+    location: "/x/servelint", other: 1,
+  }), { servelint: "0.1.0", sglang: "0.5.23", python: "/usr/bin/python3.11", pythonVersion: "3.11.7", location: "/x/servelint" });
+  assert.deepEqual(parseServerStatus({ servelint: 1, sglang: " " }), {});
+  for (const r of [null, undefined, "x", 5, []]) {
+    assert.equal(parseServerStatus(r), undefined);
+  }
+});
+
+test("status from the server's answer: bundled or environment libraries by location", () => {
+  const view = statusView({
+    kind: "running", client: known,
+    server: { servelint: "0.2.0", sglang: "0.5.30", python: "/opt/py/bin/python", pythonVersion: "3.12.1", location: "/ext/bundled/libs/servelint" },
+  });
+  assert.deepEqual(view, {
+    text: "servelint 0.2.0 · SGLang 0.5.30", detail: "Python 3.12.1 /opt/py/bin/python · bundled libraries",
+    error: false, busy: false,
+  });
+  const env = statusView({ kind: "running", client: known, server: { location: "/venv/lib/python3.12/site-packages/servelint" } });
+  assert.equal(env.detail, "Python 3.11.7 /usr/bin/python3.11 · environment libraries (/venv/lib/python3.12/site-packages/servelint)");
+  // A folder whose name only starts like bundled/libs is not inside it.
+  const near = statusView({ kind: "running", client: known, server: { location: "/ext/bundled/libs2/servelint" } });
+  assert.match(near.detail, /environment libraries/);
+});
+
+test("status without the server's command: what the client knows", () => {
+  assert.deepEqual(statusView({ kind: "running", client: known }), {
+    text: "servelint 0.1.0 · SGLang 0.5.23", detail: "Python 3.11.7 /usr/bin/python3.11 · bundled libraries",
+    error: false, busy: false,
+  });
+  assert.equal(statusView({ kind: "running", client: { ...known, uses: "environment" } }).detail,
+    "Python 3.11.7 /usr/bin/python3.11 · environment libraries");
+  const exe = statusView({
+    kind: "running",
+    client: { sglang: "0.5.23", uses: "executable", executable: "/home/u/.local/bin/servelint", bundledLibs: "/ext/bundled/libs" },
+  });
+  assert.deepEqual(exe, {
+    text: "servelint · SGLang 0.5.23", detail: "Python unknown · servelint.path (/home/u/.local/bin/servelint)",
+    error: false, busy: false,
+  });
+});
+
+test("status while starting and after a failed start", () => {
+  assert.deepEqual(statusView({ kind: "starting" }), { text: "servelint: starting", detail: "", error: false, busy: true });
+  assert.deepEqual(statusView({ kind: "failed", reason: "python3 was not found" }),
+    { text: "servelint: not running", detail: "python3 was not found", error: true, busy: false });
 });
