@@ -202,6 +202,52 @@ async def bench_edits(small: str, large: str) -> dict:
     return res
 
 
+# --- 1b. requests an editor sends while the user moves around -------------------------
+
+
+async def bench_requests(text: str, n: int = 20) -> dict:
+    """Round trips of the code-action requests VS Code sends (automatically at every
+    cursor move; on Ctrl+. with no kind; on save for source.fixAll) and of hover, on
+    a file of 150 launches whose diagnostics are published (nothing pending)."""
+    client, _ = await new_client()
+    uri = "file:///tmp/servelint-bench/requests.sh"
+    out: dict = {"launches": text.count("sglang.launch_server")}
+    try:
+        await client.did_open(uri, text, 1)
+        rec = await client.wait_diagnostics(uri, 1, timeout=LARGE_TIMEOUT)
+        diags = rec.msg["params"]["diagnostics"]
+        out["diagnostics"] = len(diags)
+        lines = [d["range"] for d in diags[:n]] or [
+            {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}]
+
+        async def timed(method, params_of):
+            lat = []
+            for k in range(n):
+                params = params_of(lines[k % len(lines)], diags[k % len(diags)] if diags else None)
+                t0 = time.perf_counter()
+                await client.request(method, params, timeout=LARGE_TIMEOUT)
+                lat.append(time.perf_counter() - t0)
+            return summary(lat)
+
+        def action(trigger, only=None):
+            def params(rng, diag):
+                ctx = {"diagnostics": [diag] if diag else [], "triggerKind": trigger}
+                if only:
+                    ctx["only"] = only
+                return {"textDocument": {"uri": uri}, "range": rng, "context": ctx}
+            return params
+
+        out["code_action_automatic"] = await timed("textDocument/codeAction", action(2))
+        out["code_action_invoked"] = await timed("textDocument/codeAction", action(1))
+        out["code_action_fix_all_on_save"] = await timed(
+            "textDocument/codeAction", action(2, ["source.fixAll"]))
+        out["hover"] = await timed("textDocument/hover", lambda rng, _d: {
+            "textDocument": {"uri": uri}, "position": rng["start"]})
+    finally:
+        await client.stop()
+    return out
+
+
 # --- 2. startup -------------------------------------------------------------------------
 
 
@@ -375,6 +421,15 @@ def table(r: dict) -> list[tuple[str, str]]:
     rows.append(("LSP edit -> diagnostics, 20k lines (10 edits)", stat("large_edits")))
     rows.append(("LSP typing burst, 20k lines (20 x 5 ms)", burst_row("large_burst")))
     rows.append(("LSP edit, 200 lines, after the 20k file", stat("small_after_large")))
+
+    def req(key):
+        s = get("requests", key, default=None)
+        return "ERR" if not isinstance(s, dict) else f"median {s['median_ms']}  max {s['max_ms']} ms"
+    n = get("requests", "launches", default="?")
+    rows.append((f"codeAction at cursor move (automatic), {n} launches", req("code_action_automatic")))
+    rows.append((f"codeAction on Ctrl+. (invoked, fix-all included), {n} launches", req("code_action_invoked")))
+    rows.append((f"codeAction source.fixAll (on save), {n} launches", req("code_action_fix_all_on_save")))
+    rows.append((f"hover on a finding, {n} launches", req("hover")))
     rows.append(("Startup: spawn -> first diagnostics (median 5)",
                  f"{get('startup', 'spawn_to_first_diagnostics_ms')} ms "
                  f"(initialize done at {get('startup', 'spawn_to_initialized_ms')} ms)"))
@@ -441,6 +496,7 @@ async def main() -> int:
     }}
     print("running ...", file=sys.stderr)
     await section(results, "lsp", bench_edits(small, texts["launches_400"]))
+    await section(results, "requests", bench_requests(gen.script(1500, 150, seed=7)))
     await section(results, "startup", bench_startup(small))
     loop = asyncio.get_running_loop()
     await section(results, "large", loop.run_in_executor(None, bench_large, texts, big))

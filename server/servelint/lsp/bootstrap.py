@@ -22,6 +22,8 @@ import sys
 CAPABILITIES_VERSION = 1
 
 LINT_WORKSPACE = "servelint.server.lintWorkspace"  # workspace/executeCommand
+STATUS = "servelint.server.status"  # workspace/executeCommand
+CELL_SCHEME = "vscode-notebook-cell"  # VS Code's documents for notebook cells
 
 
 def capabilities() -> dict:
@@ -30,9 +32,10 @@ def capabilities() -> dict:
         "positionEncoding": "utf-16",
         "textDocumentSync": {"openClose": True, "change": 2, "save": True},
         "hoverProvider": True,
-        "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.servelint"],
+        "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.servelint",
+                                                   "notebook.source.fixAll.servelint"],
                                "resolveProvider": False},
-        "executeCommandProvider": {"commands": [LINT_WORKSPACE]},
+        "executeCommandProvider": {"commands": [LINT_WORKSPACE, STATUS]},
         "completionProvider": {"triggerCharacters": ["-", " ", "="], "resolveProvider": True},
         "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True},
                       "fileOperations": {}},
@@ -164,6 +167,25 @@ def pack_problem_messages(problems) -> tuple[list[str], str]:
     return logs, shown
 
 
+# servelint.showNotifications -> the least urgent message type shown as a notification
+# (LSP: Error 1, Warning 2, Info 3, Log 4); anything else goes to the log only.
+NOTIFY_LEVELS = {"off": 0, "onError": 1, "onWarning": 2, "always": 4}
+DEFAULT_NOTIFY = "onWarning"
+
+
+def show_level(section, errors: list[str]) -> int:
+    """The level servelint.showNotifications sets in an editor's settings section
+    (the default when it is missing; an invalid value is reported in `errors`)."""
+    value = section.get("showNotifications") if isinstance(section, dict) else None
+    if value is None:
+        return NOTIFY_LEVELS[DEFAULT_NOTIFY]
+    if value not in NOTIFY_LEVELS:
+        errors.append(f"servelint.showNotifications is {value!r}, not one of "
+                      f"{', '.join(NOTIFY_LEVELS)}")
+        return NOTIFY_LEVELS[DEFAULT_NOTIFY]
+    return NOTIFY_LEVELS[value]
+
+
 def settings_problem_message(errors: list[str]) -> str:
     """The one warning about invalid editor settings (each error names its key)."""
     return "servelint settings: " + "; ".join(errors) + " (using defaults for those)"
@@ -184,42 +206,56 @@ def _first_lint(stdout, doc: dict, options) -> None:
     from servelint.config import settings_for
     from servelint.engine import lint
     from servelint.serialize import PUBLISH_DIAGNOSTICS, publish_params, result_diagnostics
-    from servelint.settings import Settings, workspace_trusted
+    from servelint.settings import Settings, editor_section, workspace_trusted
 
     uri = doc["uri"]
     # As the pygls server does: the editor's settings, combined with the project file.
     errors: list[str] = []
     settings = Settings.from_dict(options or {}, errors)
+    level = show_level(editor_section(options), errors)
+
+    def tell(kind: int, message: str, log_too: str | None = None) -> None:
+        # As ServelintServer.notify and its callers do, message for message.
+        if log_too is not None:
+            _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
+                           "params": {"type": kind, "message": log_too}})
+        if kind <= level:
+            _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
+                           "params": {"type": kind, "message": message}})
+        elif log_too is None:
+            _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
+                           "params": {"type": kind, "message": message}})
+
     if errors:
-        _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
-                       "params": {"type": 2, "message": settings_problem_message(errors)}})
+        tell(2, settings_problem_message(list(dict.fromkeys(errors))))
     settings, problems = settings_for(file_path(uri), settings, trusted=workspace_trusted(options))
     for cfg in problems:
         logged, shown = config_problem_messages(cfg)
-        _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
-                       "params": {"type": 2, "message": logged}})
-        _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
-                       "params": {"type": 2, "message": shown}})
+        tell(2, shown, logged)
     result = lint(doc.get("text", ""), uri_to_path(uri), doc.get("languageId"), settings,
                   suppression_actions=True)
     if result.rules is not None and result.rules.problems:
         logs, shown = pack_problem_messages(result.rules.problems)
-        for line in logs:
+        for line in logs[:-1]:
             _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
                            "params": {"type": 1, "message": line}})
-        _send(stdout, {"jsonrpc": "2.0", "method": "window/showMessage",
-                       "params": {"type": 1, "message": shown}})
+        tell(1, shown, logs[-1])
     version = doc.get("version")
     _send(stdout, {"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS, "params": publish_params(
         uri, version, result_diagnostics(result, uri, version))})
 
 
 def file_path(uri: str) -> str | None:
-    """The local path of a `file:` URI; None for any other scheme (an unsaved buffer has
-    no project configuration)."""
+    """The local path of a `file:` URI, or of the notebook a `vscode-notebook-cell:` URI
+    is a cell of; None for any other scheme (an unsaved buffer has no project
+    configuration)."""
     from urllib.parse import unquote, urlparse
     p = urlparse(uri)
-    return unquote(p.path) if p.scheme == "file" and p.path else None
+    return unquote(p.path) if p.scheme in ("file", CELL_SCHEME) and p.path else None
+
+
+def is_cell_uri(uri: str) -> bool:
+    return uri.startswith(CELL_SCHEME + ":")
 
 
 def uri_to_path(uri: str) -> str | None:

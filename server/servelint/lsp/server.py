@@ -26,9 +26,10 @@ from pygls.lsp.server import LanguageServer
 from servelint import __version__
 from servelint import config
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
-from servelint.lsp.bootstrap import (LINT_WORKSPACE, config_problem_messages, file_path,
-                                     pack_problem_messages, settings_problem_message,
-                                     uri_to_path)
+from servelint.lsp.bootstrap import (DEFAULT_NOTIFY, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
+                                     config_problem_messages, file_path, show_level,
+                                     is_cell_uri, pack_problem_messages,
+                                     settings_problem_message, uri_to_path)
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
 from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
 from servelint.lsp.completion import resolve as resolve_completion
@@ -39,6 +40,9 @@ from servelint.settings import Settings, editor_section, workspace_trusted
 log = logging.getLogger(__name__)
 
 FIX_ALL_KIND = "source.fixAll.servelint"
+# VS Code asks notebook-wide actions of the first cell ("notebook.codeActionsOnSave");
+# the edit covers every open cell of the notebook.
+NOTEBOOK_FIX_ALL_KIND = "notebook.source.fixAll.servelint"
 
 
 @dataclass
@@ -48,12 +52,17 @@ class DocState:
     task: asyncio.Task | None = None
     dirty: bool = False
     cost: float = 0.0
+    fix_all: tuple | None = None  # ((version, text), the fix-all edit or None)
 
 
 class ServelintServer(LanguageServer):
     def __init__(self):
         super().__init__("servelint", __version__)
-        self.settings = Settings()  # the editor's settings; see settings_for(uri)
+        self.settings = Settings()  # the editor's settings outside any folder; see settings_for(uri)
+        # Workspace folder path -> the editor's settings there (multi-root workspaces:
+        # pulled with the folder as scopeUri).
+        self.folder_settings: dict[str, Settings] = {}
+        self.show_level = NOTIFY_LEVELS[DEFAULT_NOTIFY]  # servelint.showNotifications
         self.init_settings: dict = {}  # the section initializationOptions gave
         self.trusted = True  # False: limited mode (initializationOptions workspaceTrusted)
         self.docs: dict[str, DocState] = {}
@@ -66,17 +75,34 @@ class ServelintServer(LanguageServer):
 
     # --- settings ---------------------------------------------------------------
 
-    def apply_settings(self, raw) -> None:
-        """Take the editor's settings: initializationOptions first, then whatever the
-        client sends or answers later, key by key on top of them."""
-        errors: list[str] = []
+    def notify(self, kind: lsp.MessageType, message: str) -> None:
+        """Tell the user: a notification when servelint.showNotifications lets this kind
+        through, else only a line in the log."""
+        if kind <= self.show_level:
+            self.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
+        else:
+            self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
+
+    def _settings_of(self, raw, errors: list[str]) -> Settings:
+        """Settings from one answer of the editor, on top of initializationOptions."""
         section = dict(self.init_settings)
         section.update(editor_section(raw) or {})
-        self.settings = Settings.from_dict(section, errors)
+        settings = Settings.from_dict(section, errors)
+        self.show_level = show_level(section, errors)
+        return settings
+
+    def apply_settings(self, raw, folders: dict[str, object] | None = None) -> None:
+        """Take the editor's settings: initializationOptions first, then whatever the
+        client sends or answers later, key by key on top of them. `folders`: each
+        workspace folder's own answer (multi-root workspaces)."""
+        errors: list[str] = []
+        self.settings = self._settings_of(raw, errors)
+        if folders is not None:
+            self.folder_settings = {path: self._settings_of(answer, errors)
+                                    for path, answer in folders.items()}
+        errors = list(dict.fromkeys(errors))
         if errors and errors != self.config_errors:
-            self.window_show_message(lsp.ShowMessageParams(
-                type=lsp.MessageType.Warning,
-                message=settings_problem_message(errors)))
+            self.notify(lsp.MessageType.Warning, settings_problem_message(errors))
         self.config_errors = errors
 
     def client_pulls_configuration(self) -> bool:
@@ -84,26 +110,46 @@ class ServelintServer(LanguageServer):
         return bool(caps and caps.workspace and caps.workspace.configuration)
 
     async def pull_settings(self) -> bool:
-        """Ask the client for the `servelint` section; False when it cannot answer."""
+        """Ask the client for the `servelint` section, once without a scope and once for
+        each workspace folder (scopeUri: the folder); False when it cannot answer."""
         if not self.client_pulls_configuration():
             return False
+        folders = [(f.uri, file_path(f.uri)) for f in self.workspace.folders.values()]
+        folders = [(uri, os.path.abspath(path)) for uri, path in folders if path]
+        items = [lsp.ConfigurationItem(section="servelint")] + [
+            lsp.ConfigurationItem(scope_uri=uri, section="servelint") for uri, _ in folders]
         try:
-            items = await self.workspace_configuration_async(
-                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="servelint")]))
+            answers = await self.workspace_configuration_async(lsp.ConfigurationParams(items=items))
         except Exception as exc:  # a client that fails the request keeps what it had
             log.warning("workspace/configuration failed: %s", exc)
             return False
-        if items and isinstance(items[0], dict):
-            self.apply_settings(items[0])
+        if not answers:
+            return True
+        answers = list(answers) + [None] * (len(items) - len(answers))
+        scoped = {path: answer for (_, path), answer in zip(folders, answers[1:])
+                  if isinstance(answer, dict)}
+        self.apply_settings(answers[0] if isinstance(answers[0], dict) else {}, scoped)
         return True
 
     def settings_for(self, uri: str) -> Settings:
-        """The settings for one document: the editor's, combined with the project
-        configuration file above it (docs/configuration.md)."""
+        """The settings for one document: the editor's for the workspace folder that
+        holds it, combined with the project configuration file above it
+        (docs/configuration.md)."""
         return self.settings_for_path(file_path(uri))
 
+    def editor_settings_for(self, path: str | None) -> Settings:
+        """The editor's settings of the innermost workspace folder holding `path`."""
+        if path and self.folder_settings:
+            path = os.path.abspath(path)
+            holding = [folder for folder in self.folder_settings
+                       if path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)]
+            if holding:
+                return self.folder_settings[max(holding, key=len)]
+        return self.settings
+
     def settings_for_path(self, path: str | None) -> Settings:
-        settings, problems = config.settings_for(path, self.settings, trusted=self.trusted)
+        settings, problems = config.settings_for(path, self.editor_settings_for(path),
+                                                 trusted=self.trusted)
         for cfg in problems:
             self.report_config_problem(cfg)
         return settings
@@ -116,7 +162,8 @@ class ServelintServer(LanguageServer):
             return
         self.config_problems_shown[cfg.path] = shown
         self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, logged))
-        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=shown))
+        if lsp.MessageType.Warning <= self.show_level:
+            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=shown))
 
     def config_files_changed(self, paths: list[str]) -> None:
         for path in paths:
@@ -204,20 +251,72 @@ class ServelintServer(LanguageServer):
         logs, shown = pack_problem_messages(new)
         for line in logs:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, line))
-        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=shown))
+        if lsp.MessageType.Error <= self.show_level:
+            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=shown))
+
+    def notebook_cells(self, uri: str) -> list[str]:
+        """The open cells of the notebook that the cell `uri` belongs to."""
+        notebook = uri.split("#", 1)[0]
+        return [u for u in self.workspace.text_documents
+                if is_cell_uri(u) and u.split("#", 1)[0] == notebook]
 
     def relint_all(self) -> None:
         for uri in list(self.docs):
             self.schedule(uri, immediate=True)
 
-    def current_result(self, uri: str) -> LintResult | None:
-        """The lint of the document's current text, computing it if the last is stale."""
+    async def current_result(self, uri: str) -> LintResult | None:
+        """The lint of the document's current text: the published one while it is
+        current, else a new lint on the lint thread (never on the event loop)."""
         doc = self.workspace.get_text_document(uri)
         state = self.docs.get(uri)
         if state and state.result is not None and state.result.text == doc.source:
             return state.result
-        return lint(doc.source, uri_to_path(uri), doc.language_id, self.settings_for(uri),
-                    suppression_actions=True)
+        text, language, settings = doc.source, doc.language_id, self.settings_for(uri)
+        return await asyncio.get_running_loop().run_in_executor(
+            self.executor, lambda: lint(text, uri_to_path(uri), language, settings,
+                                        suppression_actions=True))
+
+    async def fix_all_edit(self, uri: str) -> lsp.TextEdit | None:
+        """The one edit that applies every safe fix to the document, or None. Computed
+        on the lint thread and remembered for the document's version (VS Code asks for
+        code actions at every cursor move)."""
+        doc = self.workspace.get_text_document(uri)
+        state = self.docs.get(uri)
+        key = (doc.version, doc.source)
+        if state is not None and state.fix_all is not None and state.fix_all[0] == key:
+            return state.fix_all[1]
+        result = await self.current_result(uri)
+        edit = None
+        if result is not None and any(x.safe for f in result.findings for x in f.fixes):
+            text, language, settings = doc.source, doc.language_id, self.settings_for(uri)
+
+            def compute():
+                fixed, _ = fix_all_text(text, uri_to_path(uri), language, settings)
+                return minimal_edit(text, fixed)
+
+            found = await asyncio.get_running_loop().run_in_executor(self.executor, compute)
+            if found is not None:
+                edit = lsp.TextEdit(range=to_range(result.index, found.span), new_text=found.new_text)
+        if state is not None and self.workspace.get_text_document(uri).source == doc.source:
+            state.fix_all = (key, edit)
+        return edit
+
+    def status(self, uri: str | None) -> dict:
+        """What the editor's status item shows for a document."""
+        import servelint
+        from servelint.catalog import DEFAULT_VERSION, available_versions
+        settings = self.settings_for(uri) if uri else self.settings
+        wanted = settings.sglang_version
+        release = wanted if wanted in available_versions() else DEFAULT_VERSION
+        return {
+            "servelint": __version__,
+            "sglang": release,
+            "sglangRequested": wanted,
+            "python": sys.executable,
+            "pythonVersion": ".".join(str(x) for x in sys.version_info[:3]),
+            "location": os.path.dirname(os.path.abspath(servelint.__file__)),
+            "trusted": self.trusted,
+        }
 
     # --- the whole workspace ------------------------------------------------------
 
@@ -244,7 +343,7 @@ class ServelintServer(LanguageServer):
             self.executor, lambda: [p for r in roots for p in iter_workspace_files(r)])
         open_docs = {}
         for uri in list(self.docs):
-            path = file_path(uri)
+            path = None if is_cell_uri(uri) else file_path(uri)  # a cell is not its notebook
             if path:
                 open_docs[os.path.abspath(path)] = uri
         nfiles = nfindings = too_large = 0
@@ -424,10 +523,16 @@ def completion_resolve(ls: ServelintServer, item: lsp.CompletionItem):
     return resolve_completion(item)
 
 
+@server.command(STATUS)
+def status_command(ls: ServelintServer, *args):
+    uri = args[0] if args and isinstance(args[0], str) else None
+    return ls.status(uri)
+
+
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-def hover(ls: ServelintServer, params: lsp.HoverParams):
+async def hover(ls: ServelintServer, params: lsp.HoverParams):
     uri = params.text_document.uri
-    result = ls.current_result(uri)
+    result = await ls.current_result(uri)
     if result is None or not result.launches:
         return None
     index = result.index
@@ -440,17 +545,26 @@ def hover(ls: ServelintServer, params: lsp.HoverParams):
 
 @server.feature(
     lsp.TEXT_DOCUMENT_CODE_ACTION,
-    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND],
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND,
+                                             NOTEBOOK_FIX_ALL_KIND],
                           resolve_provider=False),
 )
-def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
+async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
+    """Quick fixes come from the diagnostics' data (no lint); the fix-all actions are
+    computed on the lint thread, and only when asked for: by kind (`source`,
+    `source.fixAll`, on save), or with no kind when the user invoked the menu. The
+    automatic request at every cursor move gets quick fixes only."""
     uri = params.text_document.uri
     only = params.context.only
     actions: list[lsp.CodeAction] = []
     doc = ls.workspace.get_text_document(uri)
-    want_quickfix = not only or any(k.startswith("quickfix") for k in only)
-    want_fix_all = not only or any(FIX_ALL_KIND.startswith(k) or k.startswith(FIX_ALL_KIND)
-                                   for k in only)
+
+    def asked(kind: str) -> bool:
+        if not only:
+            return params.context.trigger_kind != lsp.CodeActionTriggerKind.Automatic
+        return any(kind == k or kind.startswith(k + ".") for k in only)
+
+    want_quickfix = not only or any(k == "quickfix" or k.startswith("quickfix.") for k in only)
     if want_quickfix:
         for diag in params.context.diagnostics:
             if diag.source != "servelint" or not isinstance(diag.data, dict):
@@ -465,20 +579,22 @@ def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
                     is_preferred=bool(fx.get("preferred")),
                     edit=lsp.WorkspaceEdit(changes={uri: [text_edit(e) for e in fx["edits"]]}),
                 ))
-    if want_fix_all:
-        result = ls.current_result(uri)
-        if result is not None and any(x.safe for f in result.findings for x in f.fixes):
-            fixed, _ = fix_all_text(doc.source, uri_to_path(uri), doc.language_id,
-                                    ls.settings_for(uri))
-            edit = minimal_edit(doc.source, fixed)
+    if asked(FIX_ALL_KIND):
+        edit = await ls.fix_all_edit(uri)
+        if edit is not None:
+            actions.append(lsp.CodeAction(title="servelint: fix all safe problems",
+                                          kind=FIX_ALL_KIND,
+                                          edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+    if only and asked(NOTEBOOK_FIX_ALL_KIND) and is_cell_uri(uri):
+        changes = {}
+        for cell in ls.notebook_cells(uri):
+            edit = await ls.fix_all_edit(cell)
             if edit is not None:
-                index = result.index
-                actions.append(lsp.CodeAction(
-                    title="servelint: fix all safe problems",
-                    kind=FIX_ALL_KIND,
-                    edit=lsp.WorkspaceEdit(changes={uri: [
-                        lsp.TextEdit(range=to_range(index, edit.span), new_text=edit.new_text)]}),
-                ))
+                changes[cell] = [edit]
+        if changes:
+            actions.append(lsp.CodeAction(title="servelint: fix all safe problems in the notebook",
+                                          kind=NOTEBOOK_FIX_ALL_KIND,
+                                          edit=lsp.WorkspaceEdit(changes=changes)))
     return actions or None
 
 
