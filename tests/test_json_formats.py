@@ -424,6 +424,8 @@ def test_detect_notebook():
     assert detect_notebook("/w/a.ipynb", None, "")
     assert detect_notebook(None, "jupyter", "")
     assert not detect_notebook("/w/a.json", "json", "")
+    # A notebook's cell as an editor sends it (not JSON) is not the notebook.
+    assert not detect_notebook("/w/a.ipynb", "python", "!python -m sglang.launch_server\n")
 
 
 def test_python_cells_go_to_the_python_extractor():

@@ -47,7 +47,7 @@ def detect(path: str | None, language_id: str | None, text: str) -> bool:
     # A document named like a notebook whose text is not JSON is one of its cells, as an
     # editor sends it (notebook_cell.py).
     return (bool(path) and os.path.basename(path).lower().endswith(".ipynb")
-            and text.lstrip().startswith("{"))
+            and text.lstrip()[:1] in ("{", ""))
 
 
 # --- the cell's text -----------------------------------------------------------------------

@@ -28,7 +28,7 @@ def is_cell(path: str | None, language_id: str | None, text: str) -> bool:
     """A document named like a notebook whose text is not a notebook's JSON."""
     return (bool(path) and path.lower().endswith(".ipynb")
             and language_id not in ("jupyter", "ipynb")
-            and not text.lstrip().startswith("{"))
+            and text.lstrip()[:1] not in ("{", ""))
 
 
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
