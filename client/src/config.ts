@@ -41,7 +41,7 @@ export const DEFAULT_SETTINGS: ServerSettings = {
   maxFileBytes: 5 * 1024 * 1024,
   configurationPreference: "editorFirst",
   ignoreSuppressions: false,
-  showNotifications: "onError",
+  showNotifications: "onWarning",
 };
 
 export type ImportStrategy = "useBundled" | "fromEnvironment";

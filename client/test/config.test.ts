@@ -16,7 +16,7 @@ test("missing settings get the documented defaults", () => {
   assert.equal(s.sglangVersion, "0.5.23");
   assert.equal(s.maxFileBytes, 5242880);
   assert.equal(s.configurationPreference, "editorFirst");
-  assert.equal(s.showNotifications, "onError");
+  assert.equal(s.showNotifications, "onWarning");
   // Defaults are copies: changing one result does not change the next.
   s.select.push("SL0");
   assert.deepEqual(serverSettings(fromObject({}), folder, true).select, []);
