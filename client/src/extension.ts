@@ -49,7 +49,9 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
     { scheme: "file", language },
     { scheme: "untitled", language },
   ]),
+  // Code cells, as the notebook reader of `servelint check` reads them (not Markdown cells).
   { scheme: "vscode-notebook-cell", language: "python" },
+  { scheme: "vscode-notebook-cell", language: "shellscript" },
 ];
 
 /** Settings whose change needs a new server process; the others are synchronized. */
