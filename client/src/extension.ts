@@ -49,9 +49,12 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
     { scheme: "file", language },
     { scheme: "untitled", language },
   ]),
-  // Code cells, as the notebook reader of `servelint check` reads them (not Markdown cells).
+  // Code cells, as the notebook reader of `servelint check` reads them (not Markdown
+  // cells). VS Code shows a `%%bash` cell as shellscript and some as plaintext; the
+  // kernel runs them all.
   { scheme: "vscode-notebook-cell", language: "python" },
   { scheme: "vscode-notebook-cell", language: "shellscript" },
+  { scheme: "vscode-notebook-cell", language: "plaintext" },
 ];
 
 /** Settings whose change needs a new server process; the others are synchronized. */

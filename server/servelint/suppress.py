@@ -45,7 +45,9 @@ KINDS = ("disable", "disable-file")
 HASH = "#"
 SLASHES = "//"
 MARKERS = {"shell": HASH, "yaml": HASH, "sglang-config": HASH, "dockerfile": HASH,
-           "python": HASH, "launch-json": SLASHES, "notebook-cell": HASH}
+           "python": HASH, "launch-json": SLASHES}
+# Not "notebook" nor "notebook-cell": a notebook's comments live inside JSON strings, and an
+# editor's cell must give what `servelint check` gives for the notebook file.
 # Markdown: the fence's language; blocks servelint reads are shell, Python or Dockerfile.
 SLASH_INFOS = {"json", "jsonc", "json5"}
 

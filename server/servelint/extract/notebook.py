@@ -41,13 +41,27 @@ _IPY_FIELD = re.compile(r"(?<!\$)\{[^{}]*\}")
 _SHELL_KERNELS = {"bash", "sh", "shell", "zsh"}
 
 
+# The languages an editor gives a notebook file opened as text; a document named like a
+# notebook in another language is one of its cells (notebook_cell.py). Plain text could be
+# either: the text tells.
+FILE_LANGUAGES = {"jupyter", "ipynb", "json", "jsonc"}
+
+
+def is_cell(path: str | None, language_id: str | None, text: str) -> bool:
+    """A notebook's cell as an editor sends it: named like the notebook, in a cell's
+    language, or (no language, plain text) with a text that is not a notebook's JSON."""
+    if not path or not os.path.basename(path).lower().endswith(".ipynb"):
+        return False
+    if language_id and language_id != "plaintext":
+        return language_id not in FILE_LANGUAGES
+    return text.lstrip()[:1] not in ("{", "")
+
+
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
     if language_id in ("jupyter", "ipynb"):
         return True
-    # A document named like a notebook whose text is not JSON is one of its cells, as an
-    # editor sends it (notebook_cell.py).
     return (bool(path) and os.path.basename(path).lower().endswith(".ipynb")
-            and text.lstrip()[:1] in ("{", ""))
+            and not is_cell(path, language_id, text))
 
 
 # --- the cell's text -----------------------------------------------------------------------
@@ -285,6 +299,9 @@ def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractR
         inner = _source(cell, text, index)
         if inner is None or "sglang" not in inner.text and "launch_server" not in inner.text:
             continue
+        # The kernel runs the cell whatever language VS Code shows it in
+        # (`metadata.vscode.languageId` is only how the editor highlights it: a `%%bash`
+        # cell is shown as shellscript, and others as plaintext).
         mode, body = _mode(inner.text, kernel)
         if mode == "skip":
             continue

@@ -3,9 +3,8 @@
 cell's text and the cell's language, not the notebook's JSON.
 
 A code cell is read as the notebook reader reads one (`notebook.py`): `!` lines and
-shell magics (`%%bash`, ...) as shell, the rest as Python. A cell whose language is a
-shell (a bash kernel's cells) goes to the shell reader, a Markdown cell to the Markdown
-reader. Positions, fixes and suppressions are the cell's own: nothing is
+shell magics (`%%bash`, ...) as shell, the rest as Python (see IPYTHON_LANGUAGES below
+for which cells). Positions, fixes and suppressions are the cell's own: nothing is
 moved into JSON.
 
 A document is a cell when its path names a notebook but its text is not the notebook's
@@ -16,23 +15,28 @@ cell, never `jupyter`). A Markdown cell is left to the Markdown reader.
 from __future__ import annotations
 
 from servelint.extract.common import ExtractResult, empty
-from servelint.extract.notebook import _cell_results, _mode
+import re
+
+from servelint.extract.notebook import _cell_results, _mode, is_cell
 from servelint.extract.shell import SHELL_LANGUAGES
 from servelint.model import LineIndex
 
-# Cells in these languages go to their own readers (shell.py, markdown.py).
-OTHER_READERS = {"jupyter", "ipynb", "json", "jsonc", "markdown"} | SHELL_LANGUAGES
-
-
-def is_cell(path: str | None, language_id: str | None, text: str) -> bool:
-    """A document named like a notebook whose text is not a notebook's JSON."""
-    return (bool(path) and path.lower().endswith(".ipynb")
-            and language_id not in ("jupyter", "ipynb")
-            and text.lstrip()[:1] not in ("{", ""))
+# The language VS Code shows a cell in is only how it highlights it: a Python kernel runs
+# every code cell as IPython, and VS Code itself shows a `%%bash` cell as shellscript and
+# some cells as plaintext. So cells in these languages are read as IPython reads them; a
+# shell cell with no IPython syntax (a bash kernel's) goes to the shell reader, a Markdown
+# cell to the Markdown reader, a cell in another language (an R or Julia kernel's) to none,
+# as the notebook reader skips other kernels' cells.
+IPYTHON_LANGUAGES = {None, "", "python", "ipython", "plaintext"}
+_IPYTHON_SYNTAX = re.compile(r"\A[ \t]*%%|^[ \t]*(?:[A-Za-z_][\w.]*[ \t]*=[ \t]*)?!", re.M)
 
 
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
-    return language_id not in OTHER_READERS and is_cell(path, language_id, text)
+    if not is_cell(path, language_id, text):
+        return False
+    if language_id in IPYTHON_LANGUAGES:
+        return True
+    return language_id in SHELL_LANGUAGES and _IPYTHON_SYNTAX.search(text) is not None
 
 
 def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
