@@ -139,22 +139,33 @@ export function importStrategy(source: SettingsSource, trusted: boolean): Import
   return source.get<string>("importStrategy") === "fromEnvironment" ? "fromEnvironment" : "useBundled";
 }
 
-/** The servelint.interpreter setting, variables expanded; [] when unset, blank or untrusted. */
-export function interpreterSetting(
+/** A command-line setting (a program and its extra arguments: one string or a list),
+ * variables expanded; [] when unset, blank or untrusted (both are restricted settings). */
+function commandSetting(
   source: SettingsSource,
+  key: "interpreter" | "path",
   workspaceFolder: string | undefined,
   trusted: boolean,
 ): string[] {
   if (!trusted) {
     return [];
   }
-  const raw = source.get<unknown>("interpreter");
+  const raw = source.get<unknown>(key);
   const list = typeof raw === "string" ? [raw] : isStringArray(raw) ? raw : [];
   const expanded = list.map((x) => expandVariables(x, workspaceFolder));
   if (expanded.length === 0 || expanded[0].trim() === "") {
     return [];
   }
   return expanded;
+}
+
+/** The servelint.interpreter setting, variables expanded; [] when unset, blank or untrusted. */
+export function interpreterSetting(
+  source: SettingsSource,
+  workspaceFolder: string | undefined,
+  trusted: boolean,
+): string[] {
+  return commandSetting(source, "interpreter", workspaceFolder, trusted);
 }
 
 /** servelint.path: a `servelint` executable and optional extra arguments, variables
@@ -165,13 +176,8 @@ export function pathSetting(
   workspaceFolder: string | undefined,
   trusted: boolean,
 ): string[] {
-  if (!trusted) {
-    return [];
-  }
-  const raw = source.get<unknown>("path");
-  const list = typeof raw === "string" ? [raw] : isStringArray(raw) ? raw : [];
-  const expanded = list.map((x) => expandVariables(x, workspaceFolder));
-  if (expanded.length === 0 || expanded[0].trim() === "") {
+  const expanded = commandSetting(source, "path", workspaceFolder, trusted);
+  if (expanded.length === 0) {
     return [];
   }
   const first = expanded[0].trim();
