@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.servelint-test-installed
 NPM_STAMP := node_modules/.servelint-npm-installed
 WHEEL_STAMP := client/.wheelhouse/.fetched
 
-.PHONY: demo test install install-test bench docs conformance sglang-env nvim clean node client wheelhouse
+.PHONY: demo test install install-test bench docs conformance sglang-env nvim clean node client wheelhouse vscode-e2e
 
 # An editable install writes no bytecode; compile it once, as a regular pip install does,
 # so the language server does not recompile its modules at every start.
@@ -67,8 +67,16 @@ client: $(TEST_STAMP) $(NPM_STAMP) $(WHEEL_STAMP)
 	SERVELINT_PYTHON=$(abspath $(PY)) npm run package
 	npm run --silent check-vsix
 
+## The packaged extension in real VS Code: code-server 4.100.3 (VS Code 1.100.3) driven by
+## Debian's chromium (docs/vscode-e2e.md). setup.sh installs both into client/e2e/.cache
+## (npm registry and apt-get only; a stamp makes a second run instant); screenshots go to
+## client/e2e/out/.
+vscode-e2e: client
+	client/e2e/setup.sh
+	node --test --test-concurrency=1 client/e2e/vscode.test.mjs
+
 ## Every test suite.
-test: $(TEST_STAMP) nvim client
+test: $(TEST_STAMP) nvim client vscode-e2e
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
