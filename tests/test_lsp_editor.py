@@ -156,3 +156,29 @@ async def test_code_actions_at_each_cursor_move_offer_no_fix_all(client: Languag
     assert await kinds(auto, ["source.fixAll"]) == ["source.fixAll.servelint"]
     assert await kinds(auto, ["source"]) == ["source.fixAll.servelint"]
     assert await kinds(invoked, ["quickfix"]) == ["quickfix"]
+
+
+async def test_quick_fixes_for_diagnostics_of_the_text_before_an_edit(client: LanguageClient, tmp_path):
+    """VS Code can ask for code actions with the diagnostics it had before its own edit
+    (the new ones not yet arrived): the fixes come from the current text, never stale
+    edits; a finding that moved or went away gets none."""
+    await start_session(client, root=tmp_path)
+    uri = (tmp_path / "q.sh").as_uri()
+    diags = await open_doc(client, uri, "shellscript", LAUNCH)
+    stale = [d for d in diags if d.code == "SL007"]
+    start = LAUNCH.index("--tp_size")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, start), types.Position(0, start + 9)), text="--tp-size")]))
+    await diagnostics_until(client, uri, lambda c: c == ["SL007"])
+    current = LAUNCH.replace("--tp_size", "--tp-size")
+    [fix] = [a for a in await quick_fixes(client, uri, stale[0]) if a.is_preferred]
+    assert apply_lsp_edits(current, fix.edit.changes[uri]) == current.replace("flash_infer", "flashinfer")
+    # Now an edit that moves the finding: the stale diagnostic's range names nothing.
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="  ")]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert await quick_fixes(client, uri, stale[0]) == []

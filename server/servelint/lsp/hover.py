@@ -37,9 +37,10 @@ def option_markdown(opt: Option, version: str) -> str:
 
 
 def rule_hover(rule) -> str:
-    """A rule record on hover: documentation, why, solutions, tips, before/after, source."""
+    """A rule record on hover: documentation, why, solutions, tips, before/after, source
+    (not its message: the editor shows the finding's right above)."""
     rec = rule.record
-    parts = [f"**{rule.code}** {rule.message}", ""]
+    parts = [f"### {rule.code} {rule.slug}", ""]
     if rec.get("documentation"):
         parts += [rec["documentation"], ""]
     why = " ".join(x for x in (rec.get("triggerScenarios"), rec.get("commonSituations")) if x)
@@ -62,13 +63,14 @@ def rule_hover(rule) -> str:
 
 
 def finding_markdown(code: str, message: str, rules=None) -> str:
+    """The documentation of the rule behind a finding. The finding's own message is not
+    repeated: the editor shows it right above (VS Code's hover has the diagnostic first)."""
     check = load_checks().get(code)
-    head = f"**{code}** {message}"
     if check is None:
         rule = rules.by_code(code) if rules is not None else None
-        return rule_hover(rule) if rule is not None else head
+        return rule_hover(rule) if rule is not None else f"**{code}** {message}"
     return "\n".join([
-        head, "", f"### {check.code} {check.name}", "", check.what.strip(), "",
+        f"### {check.code} {check.name}", "", check.what.strip(), "",
         "**Why it matters.** " + check.why.strip(), "",
         "**Example**", "```bash", check.example, "```",
         "**Use instead**", "```bash", check.instead, "```",

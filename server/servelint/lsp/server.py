@@ -24,7 +24,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
-from servelint import config
+from servelint import config, serialize
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
 from servelint.lsp.bootstrap import (DEFAULT_NOTIFY, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path, show_level,
@@ -275,6 +275,23 @@ class ServelintServer(LanguageServer):
         return await asyncio.get_running_loop().run_in_executor(
             self.executor, lambda: lint(text, uri_to_path(uri), language, settings,
                                         suppression_actions=True))
+
+    async def current_fixes(self, uri: str, diag: lsp.Diagnostic) -> list[dict]:
+        """The fixes of the finding that has `diag`'s code and range in the document's
+        current text (its main token or one of its other flags); [] when none has."""
+        result = await self.current_result(uri)
+        if result is None:
+            return []
+        rng = diag.range
+        want = (rng.start.line, rng.start.character, rng.end.line, rng.end.character)
+        index = result.index
+        for f in result.findings:
+            if f.code != diag.code:
+                continue
+            for span in [f.span] + [r.span for r in f.related if r.mark and r.path is None]:
+                if index.position(span.start) + index.position(span.end) == want:
+                    return serialize.fixes(f, index)
+        return []
 
     async def fix_all_edit(self, uri: str) -> lsp.TextEdit | None:
         """The one edit that applies every safe fix to the document, or None. Computed
@@ -557,6 +574,12 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
     uri = params.text_document.uri
     only = params.context.only
     actions: list[lsp.CodeAction] = []
+    debug = log.isEnabledFor(logging.DEBUG)
+    if debug:
+        log.debug("codeAction %s only=%s trigger=%s version=%s diagnostics=%s", uri, only,
+                  params.context.trigger_kind, ls.workspace.get_text_document(uri).version,
+                  [(d.code, d.data.get("version") if isinstance(d.data, dict) else None, d.range)
+                   for d in params.context.diagnostics])
     doc = ls.workspace.get_text_document(uri)
 
     def asked(kind: str) -> bool:
@@ -569,9 +592,13 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
         for diag in params.context.diagnostics:
             if diag.source != "servelint" or not isinstance(diag.data, dict):
                 continue
+            fixes = diag.data.get("fixes", [])
             if diag.data.get("version") not in (None, doc.version):
-                continue  # edits computed for another text would corrupt this one
-            for fx in diag.data.get("fixes", []):
+                # Edits computed for another text would corrupt this one. VS Code may ask
+                # with the diagnostics of the text before an edit it just made (the new
+                # ones are on their way): use the same finding's fixes in the current text.
+                fixes = await ls.current_fixes(uri, diag)
+            for fx in fixes:
                 actions.append(lsp.CodeAction(
                     title=fx["title"] if str(diag.code) in fx["title"] else f"{fx['title']} ({diag.code})",
                     kind=lsp.CodeActionKind.QuickFix,
@@ -595,6 +622,8 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
             actions.append(lsp.CodeAction(title="servelint: fix all safe problems in the notebook",
                                           kind=NOTEBOOK_FIX_ALL_KIND,
                                           edit=lsp.WorkspaceEdit(changes=changes)))
+    if debug:
+        log.debug("codeAction %s -> %s", uri, [a.title for a in actions])
     return actions or None
 
 
