@@ -76,8 +76,9 @@ vscode-e2e: client
 	node --test --test-concurrency=1 client/e2e/vscode.test.mjs
 
 ## Every test suite.
-test: $(TEST_STAMP) nvim client vscode-e2e
+test: $(TEST_STAMP) nvim client
 	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory vscode-e2e
 
 bench: $(STAMP)
 	@$(PY) -m compileall -q server/servelint >/dev/null
@@ -98,4 +99,4 @@ conformance: $(STAMP) sglang-env
 	$(PY) tools/conformance.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info server/*.egg-info node_modules bundled client/out client/.wheelhouse servelint-*.vsix
+	rm -rf $(VENV) build dist *.egg-info server/*.egg-info node_modules bundled client/out client/.wheelhouse servelint-*.vsix client/e2e/.cache client/e2e/out

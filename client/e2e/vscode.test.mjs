@@ -68,7 +68,7 @@ async function waitUntil(what, probe, timeoutMs = SHOW_TIMEOUT, intervalMs = 200
       last = `error: ${err instanceof Error ? err.message : String(err)}`;
     }
     if (Date.now() >= deadline) {
-      const seen = typeof last === "object" ? JSON.stringify(last.seen ?? last, null, 1) : String(last);
+      const seen = last !== null && typeof last === "object" ? JSON.stringify(last.seen ?? last, null, 1) : String(last);
       throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last seen: ${seen}`);
     }
     await sleep(intervalMs);
@@ -260,6 +260,7 @@ class Session {
   writeWorkspaceSettings(settings) {
     // SERVELINT_E2E_TRACE=1: the LSP traffic in the servelint output (out/*-vscode-logs).
     const trace = process.env.SERVELINT_E2E_TRACE ? { "servelint.trace.server": "verbose" } : {};
+    if (process.env.SERVELINT_E2E_LOG) trace["servelint.logLevel"] = process.env.SERVELINT_E2E_LOG;
     fs.mkdirSync(path.join(this.workspace, ".vscode"), { recursive: true });
     fs.writeFileSync(path.join(this.workspace, ".vscode/settings.json"), JSON.stringify({ ...trace, ...settings }, null, 2) + "\n");
   }
@@ -585,7 +586,8 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
     s.check("hover-rule", async () => {
       await s.goTo(3, 58);
       const text = await s.hover("SL002 underscore-option");
-      assert.match(text, /unrecognized arguments: --tp_size \(SGLang spells it --tp-size\)/);
+      // The finding's message once (VS Code's problem part), not again in the rule's part.
+      assert.equal(text.split("unrecognized arguments: --tp_size (SGLang spells it --tp-size)").length - 1, 1, text);
       assert.match(text, /argparse matches option strings exactly/);
     }));
 
@@ -594,7 +596,10 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       await s.goTo(6, 40);
       // The server's part of the hover (the rule's record), not only VS Code's problem part.
       const text = await s.hover("Why it fails.");
-      assert.match(text, /SL101 --prefill-only-disable-kv-cache is incompatible with --enable-hisparse/);
+      // The rule's part starts with its heading (code and slug), not the finding's message again.
+      const rulePart = text.slice(text.indexOf("SL101 prefill-only-disable-kv-cache-is-incompatible"));
+      assert.ok(rulePart.length < text.length, text);
+      assert.ok(!rulePart.split("Rules about this option")[0].includes("is incompatible with --enable-hisparse: HiSparse"), text);
       assert.match(text, /HiSparse attention selects its own KV pool family/);
     }));
 
@@ -608,11 +613,25 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       await s.expectFindings(rel, ["SL002 3:56", "SL007 3:88"]);
       const quickFix = async (line, column, preferred, after) => {
         await s.goTo(line, column);
-        await s.chord("Control+Period");
-        const actions = await waitUntil("the quick fix menu", () => s.page.evaluate(() => {
+        // Ctrl+., pressed again (as a user would) when the menu does not open: about one
+        // time in four VS Code 1.100 shows no menu although the server answered the
+        // request with the fixes (seen in the server's debug log, SERVELINT_E2E_LOG=debug).
+        const menu = () => s.page.evaluate(() => {
           const rows = [...document.querySelectorAll(".action-widget .monaco-list-row.action")];
           return rows.length ? rows.map((r) => ({ label: r.getAttribute("aria-label"), focused: r.classList.contains("focused") })) : null;
-        }), 20_000);
+        });
+        let actions;
+        for (let attempt = 1; !actions; attempt++) {
+          await s.chord("Control+Period");
+          try {
+            actions = await waitUntil("the quick fix menu", menu, attempt < 3 ? 8_000 : 20_000);
+          } catch (err) {
+            if (attempt >= 3) {
+              throw err;
+            }
+            await s.page.keyboard.press("Escape");
+          }
+        }
         assert.deepEqual(actions[0], { label: preferred, focused: true },
           `the preferred fix first and focused, got ${JSON.stringify(actions)}`);
         await s.page.keyboard.press("Enter");
