@@ -7,70 +7,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Iterator
 
 from servelint import __version__
+from servelint.files import TooLarge, iter_files, read_text
 from servelint.model import Severity
-
-SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
-             ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".eggs"}
-
-
-def _is_venv(path: str) -> bool:
-    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
-
-
-def iter_files(paths: list[str], errors: list[str]) -> Iterator[str]:
-    for p in paths:
-        if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
-                                 and not _is_venv(os.path.join(root, d)))
-                for f in sorted(files):
-                    yield os.path.join(root, f)
-        elif os.path.exists(p):
-            yield p
-        else:
-            errors.append(f"{p}: no such file or directory")
-
-
-def iter_workspace_files(root: str) -> Iterator[str]:
-    """Every file under a workspace folder that `servelint.server.lintWorkspace` looks at:
-    as `check` walks a folder, and hidden folders and `.venv*` skipped too, except
-    `.github` (workflows) and `.servelint` (rule packs). Symbolic links to folders are not
-    followed."""
-    for base, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".venv")
-                         and (not d.startswith(".") or d in WORKSPACE_HIDDEN_OK)
-                         and not _is_venv(os.path.join(base, d)))
-        for f in sorted(files):
-            yield os.path.join(base, f)
-
-
-WORKSPACE_HIDDEN_OK = {".github", ".servelint"}
-
-
-def _read(path: str, explicit: bool, max_bytes: int, rule_packs: list[str] = ()) -> str | None:
-    from servelint.engine import detect_format
-    try:
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise TooLarge(size)
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-            if not explicit and detect_format(path, None, head.decode("utf-8", "replace"),
-                                            rule_packs) is None:
-                return None
-            if b"\0" in head:
-                return None
-            data = head + fh.read()
-    except OSError as exc:
-        raise OSError(f"{path}: {exc.strerror or exc}") from exc
-    return data.decode("utf-8", errors="replace")
-
-
-class TooLarge(Exception):
-    pass
 
 
 def cli_settings(args):
@@ -152,7 +92,7 @@ def cmd_check(args) -> int:
                 continue
             reported_packs.add(os.path.abspath(path))
         try:
-            text = _read(path, path in explicit, settings.max_file_bytes)
+            text = read_text(path, path in explicit, settings.max_file_bytes)
         except TooLarge as exc:
             print(f"{path}: note: not linted: the file has {exc.args[0]:,} bytes, more than the "
                   f"{settings.max_file_bytes:,} servelint reads", file=sys.stderr)

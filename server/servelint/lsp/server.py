@@ -349,7 +349,7 @@ class ServelintServer(LanguageServer):
         the findings of files not open in the editor (open ones keep their live
         diagnostics). One file at a time on the lint thread, so an edit waits for at
         most one file. Nothing is executed: files are only read."""
-        from servelint.cli import iter_workspace_files
+        from servelint.files import iter_workspace_files
 
         loop = asyncio.get_running_loop()
         roots = self.workspace_roots()
@@ -413,11 +413,11 @@ def lint_file(path: str, settings: Settings, text: str | None = None,
     """A workspace file's lint: None when servelint does not read it (not a detected
     format, binary, unreadable), "too-large" beyond maxFileBytes. `text` is the editor's
     text of an open file."""
-    from servelint.cli import TooLarge, _read
+    from servelint.files import TooLarge, read_text
 
     if text is None:
         try:
-            text = _read(path, False, settings.max_file_bytes, settings.rule_packs)
+            text = read_text(path, False, settings.max_file_bytes, settings.rule_packs)
         except TooLarge:
             return "too-large"
         except OSError:

@@ -1,0 +1,58 @@
+"""The package's layers point one way: the entry points (`cli`, `__main__`) may import
+anything; the language server (`servelint.lsp`) imports the core but never the command
+line; the core imports neither. Read from the source with `ast`, lazy imports included."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "server" / "servelint"
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return {m for m in out if m == "servelint" or m.startswith("servelint.")}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def test_no_module_but_the_entry_points_imports_the_command_line():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        name = module_name(path)
+        if name in ("servelint.cli", "servelint.__main__"):
+            continue
+        bad = [m for m in imports(path) if m == "servelint.cli" or m.startswith("servelint.cli.")]
+        if bad:
+            offenders.append((name, bad))
+    assert offenders == []
+
+
+def test_the_core_does_not_import_the_language_server():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        name = module_name(path)
+        if name.startswith("servelint.lsp") or name in ("servelint.cli", "servelint.__main__"):
+            continue
+        bad = [m for m in imports(path) if m.startswith("servelint.lsp")]
+        if bad:
+            offenders.append((name, bad))
+    assert offenders == []
+
+
+def test_the_walk_finds_the_modules():
+    names = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    assert {"servelint.cli", "servelint.files", "servelint.lsp.server", "servelint.engine"} <= names
+    assert "servelint.files" in imports(PACKAGE / "lsp" / "server.py")
