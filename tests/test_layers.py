@@ -56,3 +56,10 @@ def test_the_walk_finds_the_modules():
     names = {module_name(p) for p in PACKAGE.rglob("*.py")}
     assert {"servelint.cli", "servelint.files", "servelint.lsp.server", "servelint.engine"} <= names
     assert "servelint.files" in imports(PACKAGE / "lsp" / "server.py")
+
+
+def test_one_suggestion_function():
+    """Every "did you mean" goes through servelint.suggest (difflib is imported there only)."""
+    users = sorted(module_name(p) for p in PACKAGE.rglob("*.py")
+                   if "difflib" in p.read_text(encoding="utf-8") and p.name != "suggest.py")
+    assert users == []

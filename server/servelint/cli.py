@@ -148,8 +148,8 @@ def cmd_rule(args) -> int:
     from servelint.docs import rule_doc, all_codes
     doc = rule_doc(args.code.upper(), args.sglang_version)
     if doc is None:
-        import difflib
-        close = difflib.get_close_matches(args.code.upper(), all_codes(args.sglang_version), n=3)
+        from servelint.suggest import close_matches
+        close = close_matches(args.code.upper(), all_codes(args.sglang_version), cutoff=0.6)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         print(f"servelint: error: no rule {args.code}{hint}; `servelint rules` lists them",
               file=sys.stderr)

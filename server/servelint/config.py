@@ -17,7 +17,6 @@ file *created* in a directory that resolved to nothing is only seen after `inval
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ except ImportError:  # Python 3.10
 
 from servelint.model import Severity
 from servelint.settings import PREFERENCES, SeverityMap, Settings
+from servelint.suggest import VALUES, close_matches
 
 DOT_FILE = ".servelint.toml"
 PYPROJECT = "pyproject.toml"
@@ -163,7 +163,7 @@ def parse_table(table: Any, path: str) -> ProjectConfig:
     for key, value in table.items():
         spec = KEYS.get(key)
         if spec is None:
-            close = difflib.get_close_matches(key, list(KEYS), n=1)
+            close = close_matches(key, KEYS, n=1, cutoff=VALUES)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             cfg.problems.append(f"unknown key `{key}`{hint}")
             continue

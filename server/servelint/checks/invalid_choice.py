@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
-
 from servelint.checks import Check, register
 from servelint.fixes import fix
 from servelint.model import Edit, Finding, Related, Severity
+from servelint.suggest import VALUES, close_matches
 from servelint.valuetypes import CHECKS, convert
 
 
@@ -28,7 +27,7 @@ def run(parsed, ctx):
                 continue
             shown = ", ".join(repr(c) for c in opt.choices)
             words = [str(c) for c in opt.choices]
-            close = difflib.get_close_matches(v.text, words, n=3, cutoff=0.6)
+            close = close_matches(v.text, words, cutoff=VALUES)
             lowered = [w for w in words if w.lower() == v.text.lower()]
             if lowered:
                 close = lowered + [c for c in close if c not in lowered]

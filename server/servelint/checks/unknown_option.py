@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
-
 from servelint.checks import Check, register
 from servelint.fixes import fix, remove_tokens, rename_option
 from servelint.model import Finding, Severity
+from servelint.suggest import close_matches
 
 
 def suggestions(catalog, written: str, n: int = 3) -> list[str]:
     names = [x for x in catalog.long_names() if not catalog.lookup(x).hidden]
-    return difflib.get_close_matches(written, names, n=n, cutoff=0.75)
+    return close_matches(written, names, n=n)
 
 
 def run(parsed, ctx):

@@ -1373,7 +1373,7 @@ class _Extractor:
         return Token(span, None, raw=raw)
 
     def unknown_keyword(self, kw, host: EngineHost, item: int, name_span: Span) -> None:
-        import difflib
+        from servelint.suggest import close_matches
         cat = self.ctx.catalog
         dests = sorted({o.dest for o in cat.options if not o.hidden})
         dashed = "--" + kw.arg.replace("_", "-")
@@ -1385,7 +1385,7 @@ class _Extractor:
                 alias = cat.lookup(matches[0])
                 how = "accepted on the command line as an abbreviation of"
         guesses = [alias.dest] if alias is not None else []
-        guesses += [g for g in difflib.get_close_matches(kw.arg, dests, n=3, cutoff=0.75)
+        guesses += [g for g in close_matches(kw.arg, dests)
                     if g not in guesses]
         given = guesses
         guesses = [g for g in guesses if g not in host.names]  # no repeated keyword
