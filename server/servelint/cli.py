@@ -13,30 +13,46 @@ from servelint.files import TooLarge, iter_files, read_text
 from servelint.model import Severity
 
 
+def flag_value(attr: str, comma_list: bool = False):
+    """An argparse `type` that checks a flag's value with its settings field (schema.py),
+    so the command line words a bad value as the editor and the project file do."""
+    from servelint.schema import BY_ATTR, Invalid
+    field = BY_ATTR[attr]
+
+    def parse(text: str):
+        try:
+            return field.parse(text.split(",") if comma_list else text)
+        except Invalid as exc:
+            said = str(exc)
+            raise argparse.ArgumentTypeError(said if repr(text) in said else f"{text!r} {said}") from None
+    parse.__name__ = field.cli or attr  # argparse names the type in its messages
+    return parse
+
+
+# Settings attribute -> the argparse destination of its flag (schema.Field.cli).
+CLI_DESTS = {"select": "select", "ignore": "ignore", "sglang_version": "sglang_version",
+             "gpu": "gpu", "respect_suppressions": "no_suppressions", "rule_packs": "rules"}
+
+
 def cli_settings(args):
     """The settings the command-line flags give; each flag given counts as explicit, so it
-    beats the project configuration file."""
+    beats the project configuration file (rule packs add to the project's, they do not
+    replace them)."""
+    from servelint.schema import BY_ATTR
     from servelint.settings import Settings
 
     settings = Settings()
     explicit = set()
-    if args.select:
-        settings.select = [c.strip().upper() for c in args.select.split(",") if c.strip()]
-        explicit.add("select")
-    if args.ignore:
-        settings.ignore = [c.strip().upper() for c in args.ignore.split(",") if c.strip()]
-        explicit.add("ignore")
-    if args.sglang_version:
-        settings.sglang_version = args.sglang_version
-        explicit.add("sglang_version")
-    settings.rule_packs = list(args.rules or [])
-    if args.gpu:
-        settings.gpu = args.gpu
-        explicit.add("gpu")
+    for attr, dest in CLI_DESTS.items():
+        value = getattr(args, dest, None)
+        if value is None or value is False:
+            continue
+        if attr == "respect_suppressions":
+            value = BY_ATTR[attr].parse(True)  # --no-suppressions
+        setattr(settings, attr, value)
+        if attr != "rule_packs":
+            explicit.add(attr)
     settings.project_rules = not args.no_project_rules
-    if args.no_suppressions:
-        settings.respect_suppressions = False
-        explicit.add("respect_suppressions")
     settings.explicit = frozenset(explicit)
     return settings
 
@@ -187,11 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--fail-on", choices=["error", "warning", "information", "hint"],
                    default="error", help="lowest severity that makes the exit code 1")
-    c.add_argument("--select", help="only these codes or prefixes (comma separated)")
-    c.add_argument("--ignore", help="skip these codes or prefixes (comma separated)")
-    c.add_argument("--sglang-version", default=None)
-    from servelint.rules.condition import GPUS
-    c.add_argument("--gpu", choices=GPUS, default=None,
+    c.add_argument("--select", type=flag_value("select", comma_list=True),
+                   help="only these codes or prefixes (comma separated)")
+    c.add_argument("--ignore", type=flag_value("ignore", comma_list=True),
+                   help="skip these codes or prefixes (comma separated)")
+    c.add_argument("--sglang-version", type=flag_value("sglang_version"), default=None)
+    c.add_argument("--gpu", type=flag_value("gpu"), default=None, metavar="GPU",
                    help="the GPU generation the launches run on (rules that depend on it stay "
                         "silent without it)")
     c.add_argument("--fix", action="store_true", help="apply every safe fix in place")

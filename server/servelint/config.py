@@ -27,8 +27,8 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from servelint.model import Severity
-from servelint.settings import PREFERENCES, SeverityMap, Settings
+from servelint.schema import BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap
+from servelint.settings import Settings
 from servelint.suggest import VALUES, close_matches
 
 DOT_FILE = ".servelint.toml"
@@ -74,86 +74,6 @@ class ProjectConfig:
 # --- reading one file ---------------------------------------------------------------------
 
 
-def _bool(value):
-    if not isinstance(value, bool):
-        raise ValueError("must be true or false")
-    return value
-
-
-def _codes(value):
-    if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
-        raise ValueError("must be a list of rule codes or code prefixes, e.g. [\"SL0\", \"SL101\"]")
-    return [x.strip().upper() for x in value]
-
-
-def _version(value):
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("must be a version string such as \"0.5.23\"")
-    return value.strip()
-
-
-def _gpu(value):
-    from servelint.rules.condition import GPUS
-    if value not in GPUS:
-        raise ValueError(f"is {value!r}, not one of {', '.join(GPUS)}")
-    return value
-
-
-def _positive(value):
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError("must be a positive whole number")
-    return value
-
-
-def _severity(value):
-    if not isinstance(value, dict):
-        raise ValueError("must be a table of rule code or prefix -> severity")
-    out = SeverityMap()
-    for code, level in value.items():
-        try:
-            if not isinstance(level, str):
-                raise KeyError(level)
-            out[code.strip().upper()] = Severity.parse(level)
-        except KeyError:
-            raise ValueError(f"{code!r} is {level!r}, not one of error, warning, information, "
-                             f"hint") from None
-    return out
-
-
-def _paths(value):
-    if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
-        raise ValueError("must be a list of file or folder paths")
-    return value
-
-
-def _per_file(value):
-    if not isinstance(value, dict):
-        raise ValueError("must be a table of glob -> list of rule codes")
-    out = []
-    for pattern, codes in value.items():
-        try:
-            out.append((pattern, _codes(codes)))
-        except ValueError as exc:
-            raise ValueError(f"{pattern!r} {exc}") from None
-    return out
-
-
-# TOML key -> (Settings attribute or a pseudo-attribute, parser)
-KEYS: dict[str, tuple[str, Any]] = {
-    "enable": ("enable", _bool),
-    "select": ("select", _codes),
-    "ignore": ("ignore", _codes),
-    "extend-select": ("extend_select", _codes),
-    "extend-ignore": ("extend_ignore", _codes),
-    "severity": ("severity", _severity),
-    "rule-packs": ("rule_packs", _paths),
-    "sglang-version": ("sglang_version", _version),
-    "gpu": ("gpu", _gpu),
-    "max-file-bytes": ("max_file_bytes", _positive),
-    "per-file-ignores": ("per_file_ignores", _per_file),
-}
-
-
 def parse_table(table: Any, path: str) -> ProjectConfig:
     """A configuration from the servelint table of the file at `path`."""
     cfg = ProjectConfig(path)
@@ -161,22 +81,22 @@ def parse_table(table: Any, path: str) -> ProjectConfig:
         cfg.problems.append("[tool.servelint] must be a table")
         return cfg
     for key, value in table.items():
-        spec = KEYS.get(key)
+        spec = BY_TOML.get(key)
         if spec is None:
-            close = close_matches(key, KEYS, n=1, cutoff=VALUES)
+            close = close_matches(key, BY_TOML, n=1, cutoff=VALUES)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             cfg.problems.append(f"unknown key `{key}`{hint}")
             continue
-        attr, parse = spec
+        attr = spec.attr
         try:
-            value = parse(value)
-        except ValueError as exc:
+            value = spec.parse(value)
+        except Invalid as exc:
             cfg.problems.append(f"`{key}` {exc}")
             continue
         if attr == "rule_packs":
             value = [os.path.normpath(os.path.join(cfg.directory, os.path.expanduser(p)))
                      for p in value]
-        if attr in ("extend_select", "extend_ignore", "per_file_ignores"):
+        if attr in PROJECT_ONLY:
             setattr(cfg, attr, value)
         else:
             cfg.values[attr] = value

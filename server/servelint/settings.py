@@ -2,7 +2,8 @@
 
 `Settings` is what one lint of one file uses. The editor's settings (`from_dict`) and the
 command-line flags make a base; `servelint.config.settings_for` combines that base with
-the project's configuration file for a given file (docs/configuration.md).
+the project's configuration file for a given file (docs/configuration.md). What each
+setting is called and accepts is one table, `servelint/schema.py`.
 """
 
 from __future__ import annotations
@@ -12,61 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.model import Severity
+from servelint.schema import BY_EDITOR, MAX_FILE_BYTES, Invalid, SeverityMap
 
-MAX_FILE_BYTES = 5 * 1024 * 1024
-
-PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
-
-# Settings attribute -> the editor's key (`servelint.<key>`).
-EDITOR_KEYS = {
-    "enable": "enable",
-    "sglang_version": "sglangVersion",
-    "select": "select",
-    "ignore": "ignore",
-    "severity": "severity",
-    "max_file_bytes": "maxFileBytes",
-    "rule_packs": "rulePacks",
-    "gpu": "gpu",
-    "respect_suppressions": "ignoreSuppressions",
-    "configuration_preference": "configurationPreference",
-}
-
-
-class SeverityMap(dict):
-    """Severity overrides, keyed by a rule code or a code prefix (`SL0`).
-
-    `code in m` and `m[code]` look a code up by its longest matching key, so a reader
-    that asks the usual dict questions with a full code (engine.py does) gets prefix
-    matching; iterating, `items()` and equality see the keys as written."""
-
-    def match(self, code: str) -> str | None:
-        best = None
-        for key in dict.keys(self):
-            if code.startswith(key) and (best is None or len(key) > len(best)):
-                best = key
-        return best
-
-    def __contains__(self, code: object) -> bool:
-        return isinstance(code, str) and self.match(code) is not None
-
-    def __getitem__(self, code: str) -> Severity:
-        key = self.match(code) if isinstance(code, str) else None
-        if key is None:
-            raise KeyError(code)
-        return dict.__getitem__(self, key)
-
-    def get(self, code, default=None):
-        return self[code] if code in self else default
-
-    def __copy__(self) -> "SeverityMap":
-        return SeverityMap(dict.items(self))
-
-    def __deepcopy__(self, memo) -> "SeverityMap":
-        return SeverityMap(dict.items(self))
-
-
-def _codes(values) -> list[str]:
-    return [x.strip().upper() for x in values if x.strip()]
+# Settings attribute -> the editor's key (`servelint.<key>`): from the one table.
+EDITOR_KEYS = {f.attr: key for key, f in BY_EDITOR.items()}
 
 
 @dataclass
@@ -84,6 +34,8 @@ class Settings:
     respect_suppressions: bool = True
     # How editor settings and a project configuration file combine (docs/configuration.md).
     configuration_preference: str = "editorFirst"
+    # Which of the language server's messages become notifications (editor setting).
+    show_notifications: str = "onWarning"
     # Codes and prefixes the project file's per-file-ignores turn off for this one file.
     file_ignores: list[str] = field(default_factory=list)
     # Attributes the user set explicitly (editor keys with a non-default value, command-line
@@ -123,75 +75,14 @@ class Settings:
         raw = editor_section(raw)
         if raw is None:
             return s
-
-        def bad(key: str, problem: str) -> None:
-            errors.append(f"servelint.{key} {problem}")
-
-        def given(key: str):
-            return raw.get(key)
-
-        val = given("enable")
-        if val is not None:
-            if isinstance(val, bool):
-                s.enable = val
-            else:
-                bad("enable", "must be true or false")
-        val = given("sglangVersion")
-        if val is not None:
-            if isinstance(val, str) and val.strip():
-                s.sglang_version = val.strip()
-            else:
-                bad("sglangVersion", "must be a version string such as \"0.5.23\"")
-        for key in ("select", "ignore"):
-            val = given(key)
-            if val is None:
-                continue
-            if isinstance(val, list) and all(isinstance(x, str) for x in val):
-                setattr(s, key, _codes(val))
-            else:
-                bad(key, "must be a list of rule codes or code prefixes")
-        val = given("severity")
-        if val is not None:
-            if isinstance(val, dict):
-                for code, level in val.items():
-                    try:
-                        s.severity[str(code).strip().upper()] = Severity.parse(str(level))
-                    except KeyError:
-                        bad(f"severity.{code}", f"is {level!r}, not one of error, warning, "
-                                                f"information, hint")
-            else:
-                bad("severity", "must be an object of rule code -> severity")
-        val = given("gpu")
-        if val not in (None, "", "auto", "unknown"):
-            from servelint.rules.condition import GPUS
-            if val in GPUS:
-                s.gpu = val
-            else:
-                bad("gpu", f"is {val!r}, not one of {', '.join(GPUS)}")
-        val = given("rulePacks")
-        if val is not None:
-            if isinstance(val, list) and all(isinstance(x, str) for x in val):
-                s.rule_packs = [x for x in val if x.strip()]
-            else:
-                bad("rulePacks", "must be a list of file or folder paths")
-        val = given("maxFileBytes")
-        if val is not None:
-            if isinstance(val, int) and not isinstance(val, bool) and val > 0:
-                s.max_file_bytes = val
-            else:
-                bad("maxFileBytes", "must be a positive whole number of bytes")
-        val = given("ignoreSuppressions")
-        if val is not None:
-            if isinstance(val, bool):
-                s.respect_suppressions = not val
-            else:
-                bad("ignoreSuppressions", "must be true or false")
-        val = given("configurationPreference")
-        if val is not None:
-            if val in PREFERENCES:
-                s.configuration_preference = val
-            else:
-                bad("configurationPreference", f"is {val!r}, not one of {', '.join(PREFERENCES)}")
+        for key, value in raw.items():
+            field = BY_EDITOR.get(key)
+            if field is None or value is None:
+                continue  # unknown keys are the client's own; null is unset
+            try:
+                setattr(s, field.attr, field.parse(value))
+            except Invalid as exc:
+                errors.append(f"servelint.{key} {exc}")
         defaults = cls()
         s.explicit = frozenset(attr for attr in EDITOR_KEYS
                                if getattr(s, attr) != getattr(defaults, attr))

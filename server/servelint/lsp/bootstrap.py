@@ -170,20 +170,6 @@ def pack_problem_messages(problems) -> tuple[list[str], str]:
 # servelint.showNotifications -> the least urgent message type shown as a notification
 # (LSP: Error 1, Warning 2, Info 3, Log 4); anything else goes to the log only.
 NOTIFY_LEVELS = {"off": 0, "onError": 1, "onWarning": 2, "always": 4}
-DEFAULT_NOTIFY = "onWarning"
-
-
-def show_level(section, errors: list[str]) -> int:
-    """The level servelint.showNotifications sets in an editor's settings section
-    (the default when it is missing; an invalid value is reported in `errors`)."""
-    value = section.get("showNotifications") if isinstance(section, dict) else None
-    if value is None:
-        return NOTIFY_LEVELS[DEFAULT_NOTIFY]
-    if value not in NOTIFY_LEVELS:
-        errors.append(f"servelint.showNotifications is {value!r}, not one of "
-                      f"{', '.join(NOTIFY_LEVELS)}")
-        return NOTIFY_LEVELS[DEFAULT_NOTIFY]
-    return NOTIFY_LEVELS[value]
 
 
 def settings_problem_message(errors: list[str]) -> str:
@@ -206,13 +192,13 @@ def _first_lint(stdout, doc: dict, options) -> None:
     from servelint.config import settings_for
     from servelint.engine import lint
     from servelint.serialize import PUBLISH_DIAGNOSTICS, publish_params, result_diagnostics
-    from servelint.settings import Settings, editor_section, workspace_trusted
+    from servelint.settings import Settings, workspace_trusted
 
     uri = doc["uri"]
     # As the pygls server does: the editor's settings, combined with the project file.
     errors: list[str] = []
     settings = Settings.from_dict(options or {}, errors)
-    level = show_level(editor_section(options), errors)
+    level = NOTIFY_LEVELS[settings.show_notifications]
 
     def tell(kind: int, message: str, log_too: str | None = None) -> None:
         # As ServelintServer.notify and its callers do, message for message.

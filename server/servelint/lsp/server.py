@@ -26,8 +26,8 @@ from pygls.lsp.server import LanguageServer
 from servelint import __version__
 from servelint import config, serialize
 from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
-from servelint.lsp.bootstrap import (DEFAULT_NOTIFY, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
-                                     config_problem_messages, file_path, show_level,
+from servelint.lsp.bootstrap import (LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
+                                     config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
                                      settings_problem_message, uri_to_path)
 from servelint.lsp.convert import text_edit, to_diagnostics, to_range
@@ -62,7 +62,7 @@ class ServelintServer(LanguageServer):
         # Workspace folder path -> the editor's settings there (multi-root workspaces:
         # pulled with the folder as scopeUri).
         self.folder_settings: dict[str, Settings] = {}
-        self.show_level = NOTIFY_LEVELS[DEFAULT_NOTIFY]  # servelint.showNotifications
+        self.show_level = NOTIFY_LEVELS[self.settings.show_notifications]
         self.init_settings: dict = {}  # the section initializationOptions gave
         self.trusted = True  # False: limited mode (initializationOptions workspaceTrusted)
         self.docs: dict[str, DocState] = {}
@@ -88,7 +88,7 @@ class ServelintServer(LanguageServer):
         section = dict(self.init_settings)
         section.update(editor_section(raw) or {})
         settings = Settings.from_dict(section, errors)
-        self.show_level = show_level(section, errors)
+        self.show_level = NOTIFY_LEVELS[settings.show_notifications]
         return settings
 
     def apply_settings(self, raw, folders: dict[str, object] | None = None) -> None:

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from servelint.catalog import Catalog, Option
+from servelint.schema import GPUS  # the GPU generations, one list with the settings'
 from servelint.valuetypes import convert
 
 UNKNOWN = None
@@ -63,7 +64,6 @@ class Invalid(str):
 
 INVALID = Invalid("<invalid>")
 MISSING = Invalid("<missing>")
-GPUS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
 
 
 class ConditionError(ValueError):

@@ -1,0 +1,184 @@
+"""The one table of servelint's settings: each field's Settings attribute, its name in an
+editor (`servelint.<key>`), in a project file (`.servelint.toml`, `[tool.servelint]`) and
+on the command line, how a value is checked, and what it means.
+
+The three readers are thin adapters over it: `Settings.from_dict` (editor JSON),
+`config.parse_table` (TOML) and `cli.cli_settings` (flags); every problem is worded by
+the field's parser, once. `tests/test_schema.py` checks docs/configuration.md and the
+extension's package.json against this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from servelint.model import Severity
+
+GPUS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
+PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
+NOTIFICATIONS = ("off", "onError", "onWarning", "always")
+MAX_FILE_BYTES = 5 * 1024 * 1024
+
+
+class SeverityMap(dict):
+    """Severity overrides, keyed by a rule code or a code prefix (`SL0`).
+
+    `code in m` and `m[code]` look a code up by its longest matching key, so a reader
+    that asks the usual dict questions with a full code (engine.py does) gets prefix
+    matching; iterating, `items()` and equality see the keys as written."""
+
+    def match(self, code: str) -> str | None:
+        best = None
+        for key in dict.keys(self):
+            if code.startswith(key) and (best is None or len(key) > len(best)):
+                best = key
+        return best
+
+    def __contains__(self, code: object) -> bool:
+        return isinstance(code, str) and self.match(code) is not None
+
+    def __getitem__(self, code: str) -> Severity:
+        key = self.match(code) if isinstance(code, str) else None
+        if key is None:
+            raise KeyError(code)
+        return dict.__getitem__(self, key)
+
+    def get(self, code, default=None):
+        return self[code] if code in self else default
+
+    def __copy__(self) -> "SeverityMap":
+        return SeverityMap(dict.items(self))
+
+    def __deepcopy__(self, memo) -> "SeverityMap":
+        return SeverityMap(dict.items(self))
+
+
+class Invalid(ValueError):
+    """A value a field does not accept; the text says what it must be."""
+
+
+def boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid("must be true or false")
+    return value
+
+
+def negated(value: Any) -> bool:
+    """A switch whose meaning is the attribute's opposite (ignoreSuppressions)."""
+    return not boolean(value)
+
+
+def codes(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise Invalid('must be a list of rule codes or code prefixes, e.g. ["SL0", "SL101"]')
+    return [x.strip().upper() for x in value if x.strip()]
+
+
+def version(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid('must be a version string such as "0.5.23"')
+    return value.strip()
+
+
+def gpu(value: Any) -> str | None:
+    if value in ("", "auto", "unknown"):
+        return None  # the editor's "unknown" choice
+    if value not in GPUS:
+        raise Invalid(f"is {value!r}, not one of {', '.join(GPUS)}")
+    return value
+
+
+def positive(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise Invalid("must be a positive whole number")
+    return value
+
+
+def severities(value: Any) -> "SeverityMap":
+    if not isinstance(value, dict):
+        raise Invalid("must be a table of rule code or prefix -> severity")
+    out = SeverityMap()
+    for code, level in value.items():
+        try:
+            if not isinstance(level, str):
+                raise KeyError(level)
+            out[str(code).strip().upper()] = Severity.parse(level)
+        except KeyError:
+            raise Invalid(f"{code!r} is {level!r}, not one of error, warning, information, "
+                          f"hint") from None
+    return out
+
+
+def paths(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise Invalid("must be a list of file or folder paths")
+    return [x for x in value if x.strip()]
+
+
+def per_file(value: Any) -> list[tuple[str, list[str]]]:
+    if not isinstance(value, dict):
+        raise Invalid("must be a table of glob -> list of rule codes")
+    out = []
+    for pattern, listed in value.items():
+        try:
+            out.append((pattern, codes(listed)))
+        except Invalid as exc:
+            raise Invalid(f"{pattern!r} {exc}") from None
+    return out
+
+
+def one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise Invalid(f"is {value!r}, not one of {', '.join(choices)}")
+        return value
+    return check
+
+
+@dataclass(frozen=True)
+class Field:
+    attr: str                 # the Settings attribute (or the project file's own list)
+    parse: Callable[[Any], Any]
+    default: Any
+    doc: str
+    editor: str | None = None  # servelint.<editor> in an editor's settings
+    toml: str | None = None    # the key in .servelint.toml / [tool.servelint]
+    cli: str | None = None     # the command-line flag
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("enable", boolean, True, "lint at all; false: no findings", editor="enable",
+          toml="enable"),
+    Field("select", codes, [], "only these codes or code prefixes (empty: every code)",
+          editor="select", toml="select", cli="--select"),
+    Field("extend_select", codes, [], "added to the file's select", toml="extend-select"),
+    Field("ignore", codes, [], "never these codes or code prefixes", editor="ignore",
+          toml="ignore", cli="--ignore"),
+    Field("extend_ignore", codes, [], "added to ignore", toml="extend-ignore"),
+    Field("severity", severities, {}, "severity per code or code prefix", editor="severity",
+          toml="severity"),
+    Field("rule_packs", paths, [], "extra rule pack files or folders", editor="rulePacks",
+          toml="rule-packs", cli="--rules"),
+    Field("sglang_version", version, "0.5.23", "which flag catalog to use",
+          editor="sglangVersion", toml="sglang-version", cli="--sglang-version"),
+    Field("gpu", gpu, None, "the GPU generation the launches run on", editor="gpu",
+          toml="gpu", cli="--gpu"),
+    Field("max_file_bytes", positive, MAX_FILE_BYTES, "larger files are not linted",
+          editor="maxFileBytes", toml="max-file-bytes"),
+    Field("per_file_ignores", per_file, {}, "glob -> codes turned off for matching files",
+          toml="per-file-ignores"),
+    Field("respect_suppressions", negated, True,
+          "report findings even where a suppression comment silences them",
+          editor="ignoreSuppressions", cli="--no-suppressions"),
+    Field("configuration_preference", one_of(PREFERENCES), "editorFirst",
+          "how editor settings and the project file combine", editor="configurationPreference"),
+    Field("show_notifications", one_of(NOTIFICATIONS), "onWarning",
+          "which server messages become notifications", editor="showNotifications"),
+)
+
+BY_EDITOR = {f.editor: f for f in FIELDS if f.editor}
+BY_TOML = {f.toml: f for f in FIELDS if f.toml}
+BY_ATTR = {f.attr: f for f in FIELDS}
+# What the project file holds beside Settings attributes (config.ProjectConfig's own).
+PROJECT_ONLY = ("extend_select", "extend_ignore", "per_file_ignores")
