@@ -63,3 +63,18 @@ def test_one_suggestion_function():
     users = sorted(module_name(p) for p in PACKAGE.rglob("*.py")
                    if "difflib" in p.read_text(encoding="utf-8") and p.name != "suggest.py")
     assert users == []
+
+
+def test_checks_own_their_codes():
+    """A check's code is written in its own module only; everyone else makes the
+    check's findings through `CHECK.finding(...)` (its code and severity)."""
+    import re
+    code = re.compile(r"""["']SL0\d\d["']""")
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "checks":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if code.search(line):
+                offenders.append(f"{module_name(path)}:{n}: {line.strip()}")
+    assert offenders == []

@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from servelint.args import ParsedLaunch, Reader
 from servelint.catalog import Catalog, load_catalog
 from servelint.checks import load_checks
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Severity, Span, Token
-from servelint.rules import RuleSet, load_pack_text, rule_set
+from servelint.checks.bad_config_file import CHECK as BAD_CONFIG
+from servelint.checks.broken_rule_pack import CHECK as BROKEN_PACK
+from servelint.checks.config_equals import CHECK as CONFIG_EQUALS
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
+from servelint.rules import load_pack_text, rule_set
 from servelint.rules.apply import apply_rules
 from servelint.settings import Settings
 from servelint.suppress import Suppressions
@@ -219,8 +222,7 @@ def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
         if t.text and t.text.startswith("--config="):
             value = t.text.split("=", 1)[1]
             edit = launch.host.replace_words(t, t, ["--config", value])
-            findings.append(Finding(
-                "SL092", Severity.WARNING,
+            findings.append(CONFIG_EQUALS.finding(
                 f"SGLang reads a config file only when it is written as two words, --config "
                 f"{value}: with '{t.text}' the file is accepted and silently ignored",
                 t.span, fixes=[Fix(f"Write --config {value}", [edit], preferred=True)] if edit else []))
@@ -228,13 +230,13 @@ def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
     if not at:
         return launch, findings, None
     if len(at) > 1:
-        findings.append(Finding("SL091", Severity.ERROR,
-                                "Multiple config files specified! Only one allowed.", toks[at[1]].span))
+        findings.append(BAD_CONFIG.finding("Multiple config files specified! Only one allowed.",
+                                           toks[at[1]].span))
         return launch, findings, None
     i = at[0]
     if i + 1 >= len(toks):
-        findings.append(Finding("SL091", Severity.ERROR,
-                                "No config file specified after --config flag!", toks[i].span))
+        findings.append(BAD_CONFIG.finding("No config file specified after --config flag!",
+                                           toks[i].span))
         return launch, findings, None
     value = toks[i + 1]
     rest = toks[:i] + toks[i + 2:]
@@ -249,16 +251,15 @@ def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
         return merged_with([unknown] + rest), findings, None
     full = cfg if os.path.isabs(cfg) else os.path.join(os.path.dirname(os.path.abspath(doc_path)), cfg)
     if not cfg.lower().endswith((".yaml", ".yml")):
-        findings.append(Finding("SL091", Severity.ERROR,
-                                f"Config file must be YAML format, got: {os.path.splitext(cfg)[1]}",
-                                value.span))
+        findings.append(BAD_CONFIG.finding(
+            f"Config file must be YAML format, got: {os.path.splitext(cfg)[1]}", value.span))
         return merged_with([unknown] + rest), findings, None
     if not os.path.isfile(full):
         # SGLang resolves the path from its working directory, which the file does not say.
         return merged_with([unknown] + rest), findings, None
     loaded, problem = read_config_file(full, catalog)
     if loaded is None:
-        findings.append(Finding("SL091", Severity.ERROR, problem, value.span))
+        findings.append(BAD_CONFIG.finding(problem, value.span))
         return merged_with([unknown] + rest), findings, None
     text, words, cfg_findings = loaded
     for f in cfg_findings:
@@ -296,7 +297,7 @@ def settle_foreign(findings: list[Finding], cfg: ConfigFile) -> list[Finding]:
     return out
 
 
-PACK_CODE = "SL090"
+PACK_CODE = BROKEN_PACK.code
 
 
 def lint_rule_pack(text: str, path: str | None, settings: Settings, result: LintResult) -> LintResult:
@@ -314,7 +315,7 @@ def lint_rule_pack(text: str, path: str | None, settings: Settings, result: Lint
         end = index.line_end(line)
         if end <= start:
             end = min(start + 1, len(text))
-        out.append(Finding(PACK_CODE, Severity.ERROR, p.message, Span(start, end)))
+        out.append(BROKEN_PACK.finding(p.message, Span(start, end)))
     result.findings = [f for f in out if settings.wants(f.code)]
     return result
 

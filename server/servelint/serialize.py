@@ -137,8 +137,9 @@ def check_record(path: str, d: dict) -> dict:
 def pack_problem_diagnostic(problem) -> dict:
     """A broken rule record (rules.PackProblem) as an SL090 diagnostic at its position, for
     `servelint check` when the pack file itself is not among the linted files."""
+    from servelint.checks.broken_rule_pack import CHECK
     from servelint.docs import doc_url
 
     pos = {"line": problem.line, "character": problem.column}
-    return _diagnostic({"start": pos, "end": dict(pos)}, problem.message, int(Severity.ERROR),
-                       "SL090", doc_url("SL090"), [], [], {"version": None, "fixes": []})
+    return _diagnostic({"start": pos, "end": dict(pos)}, problem.message, int(CHECK.severity),
+                       CHECK.code, doc_url(CHECK.code), [], [], {"version": None, "fixes": []})

@@ -33,11 +33,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Severity, Span
+from servelint.checks.bad_suppression import CHECK as BAD_CHECK
+from servelint.checks.unused_suppression import CHECK as UNUSED_CHECK
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Span
 
 MARK = "servelint:"
-UNUSED = "SL094"
-BAD = "SL095"
+UNUSED = UNUSED_CHECK.code
+BAD = BAD_CHECK.code
 ALL = "ALL"
 REASON = "TODO: reason"  # what the code action writes after `--`, for the user to replace
 KINDS = ("disable", "disable-file")
@@ -219,7 +221,7 @@ class Suppressions:
         return d
 
     def _bad(self, span: Span, message: str) -> None:
-        self.problems.append(Finding(BAD, Severity.WARNING, message, span))
+        self.problems.append(BAD_CHECK.finding(message, span))
         return None
 
     # --- applying ---------------------------------------------------------------------
@@ -240,8 +242,7 @@ class Suppressions:
             for c in d.codes:
                 if c.text != ALL and not known(c.text):
                     c.known = False
-                    self.problems.append(Finding(
-                        BAD, Severity.WARNING,
+                    self.problems.append(BAD_CHECK.finding(
                         f"unknown code '{c.written}' in this suppression: servelint has no such "
                         "rule, so it silences nothing (codes are exact, like SL002, or all; "
                         "a reason goes after --)", c.span))
@@ -316,7 +317,7 @@ class Suppressions:
         else:
             fix = Fix("Remove the unused suppression comment", [Edit(self._whole_line(d.line), "")],
                       preferred=True)
-        return Finding(UNUSED, Severity.WARNING, message, c.span, fixes=[fix], unnecessary=True)
+        return UNUSED_CHECK.finding(message, c.span, fixes=[fix], unnecessary=True)
 
     def _whole_line(self, line: int) -> Span:
         start = self.index.line_start(line)

@@ -33,6 +33,11 @@ class Check:
     tags: list[str] = field(default_factory=list)
     lang: str = "bash"
 
+    def finding(self, message: str, span, **kw) -> Finding:
+        """A finding of this check: its code and default severity (the settings may
+        override the severity later); `kw` as `Finding` takes them (fixes, related...)."""
+        return Finding(self.code, self.severity, message, span, **kw)
+
     def doc_markdown(self) -> str:
         return "\n".join([
             f"# {self.code} {self.name}",

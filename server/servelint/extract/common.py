@@ -19,7 +19,7 @@ from typing import Callable
 
 from servelint.extract.shell import (OffsetMap, ShellResult, extract_shell, find_entry,
                                      find_shell_script)
-from servelint.model import Edit, Finding, Launch, LineIndex, Span, Token
+from servelint.model import Edit, Launch, LineIndex, Span, Token
 
 ExtractResult = ShellResult  # launches: list[Launch], findings: list[Finding]
 

@@ -29,9 +29,10 @@ import json
 import os
 import re
 
+from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
 from servelint.extract.common import ExtractResult, ListHost, script_launches, script_word
 from servelint.extract.shell import ShellHost, find_entry, remove_in_line
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Severity, Span, Token
+from servelint.model import Edit, Fix, Launch, LineIndex, Related, Span, Token
 
 INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)(?=[ \t\r]|$)")
 DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z][A-Za-z0-9_-]*)[ \t]*=[ \t]*(\S*)[ \t]*\r?$")
@@ -477,8 +478,7 @@ class _Reader:
         end = last.end - (1 if last.text.endswith("\r") else 0)
         stripped = self.text[last.start:end].rstrip()
         cut = last.start + len(stripped)
-        self.result.findings.append(Finding(
-            "SL020", Severity.ERROR,
+        self.result.findings.append(BROKEN_CONTINUATION.finding(
             f"'{first_word}' is not part of the launch above: line {ins.parts[-1][0] + 1} does not "
             f"end with '{self.escape}', so Docker reads this line as an instruction of its own "
             f"(the build fails: unknown instruction) and SGLang never sees these options",

@@ -46,9 +46,11 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
+from servelint.checks.stray_argument import CHECK as STRAY
+from servelint.checks.unknown_option import CHECK as UNKNOWN
 from servelint.extract.common import ExtractResult, ReadOnlyHost, script_launches, script_word
 from servelint.extract.shell import OffsetMap, find_entry, remove_words
-from servelint.model import Edit, Finding, Launch, LineIndex, Severity, Span, Token
+from servelint.model import Edit, Launch, LineIndex, Span, Token
 
 MAX_REPAIRS = 25
 
@@ -1263,8 +1265,7 @@ class _Extractor:
             if isinstance(other, (ast.Constant, ast.JoinedStr)) and (not ok or isinstance(val, str)):
                 s, e = ctx.src.span(other)
                 if not (ok and val == ""):
-                    ctx.result.findings.append(Finding(
-                        "SL013", Severity.ERROR,
+                    ctx.result.findings.append(STRAY.finding(
                         "popen_launch_server passes other_args to the command one item at a time: "
                         "a string becomes one argument per character; write a list of words",
                         ctx.dspan(s, e)))
@@ -1308,7 +1309,6 @@ class _Extractor:
 
     def engine(self, call: ast.Call) -> None:
         ctx = self.ctx
-        cat = ctx.catalog
         if any(kw.arg == "server_args" for kw in call.keywords):
             return  # the options come from a ServerArgs object
         items = sorted([ctx.src.span(a) for a in call.args] +
@@ -1403,8 +1403,7 @@ class _Extractor:
                              preferred=(k == 0 and len(guesses) == 1), safe=False))
         s, e = remove_items(self.ctx.text, self.ctx.index, host.items, item, item, host.close)
         fixes.append(Fix(f"Remove {kw.arg}", [self.ctx.edit(s, e, "")], safe=False))
-        self.ctx.result.findings.append(Finding(
-            "SL001", Severity.ERROR,
+        self.ctx.result.findings.append(UNKNOWN.finding(
             f"unexpected keyword argument '{kw.arg}': ServerArgs has no field {kw.arg} ({why})",
             name_span, fixes=fixes))
 

@@ -25,8 +25,10 @@ import re
 
 import yaml
 
+from servelint.checks.bad_config_file import CHECK as BAD_CONFIG
+from servelint.checks.config_unsupported import CHECK as UNSUPPORTED
 from servelint.extract.common import ExtractResult, empty
-from servelint.model import Edit, Finding, Launch, LineIndex, Severity, Span, Token
+from servelint.model import Edit, Finding, Launch, LineIndex, Span, Token
 
 _KEY_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:(\s|$)", re.M)
 _SAFE_PLAIN = re.compile(r"^[A-Za-z0-9_./@%+,-][A-Za-z0-9_./@%+,: -]*$")
@@ -114,16 +116,15 @@ def config_tokens(text: str, catalog, origin: str | None = None) -> tuple[list[T
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = mark.index if mark else 0
-        findings.append(Finding("SL091", Severity.ERROR,
-                                f"SGLang cannot read this config file: {getattr(exc, 'problem', exc)}",
-                                Span(at, min(at + 1, len(text)))))
+        findings.append(BAD_CONFIG.finding(
+            f"SGLang cannot read this config file: {getattr(exc, 'problem', exc)}",
+            Span(at, min(at + 1, len(text)))))
         return [], findings
     if root is None:
         return [], findings
     if not isinstance(root, yaml.MappingNode):
-        findings.append(Finding("SL091", Severity.ERROR,
-                                "Config file must contain a dictionary at root level",
-                                _span(root)))
+        findings.append(BAD_CONFIG.finding("Config file must contain a dictionary at root level",
+                                           _span(root)))
         return [], findings
     tokens: list[Token] = []
     switches, refused = _key_sets(catalog)
@@ -137,8 +138,7 @@ def config_tokens(text: str, catalog, origin: str | None = None) -> tuple[list[T
             value = None
         if norm in refused:
             opt = refused[norm]
-            findings.append(Finding(
-                "SL093", Severity.ERROR,
+            findings.append(UNSUPPORTED.finding(
                 f"Unsupported config option '{norm}' with action '{_action_class(opt)}' (SGLang "
                 f"cannot take {opt.name} from a config file; pass it on the command line)",
                 kspan))
@@ -286,7 +286,7 @@ def read_config_file(path: str, catalog):
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot read the config file {path}: {exc}"
     tokens, findings = config_tokens(text, catalog, origin=path)
-    fatal = [f for f in findings if f.code == "SL091"]
+    fatal = [f for f in findings if f.code == BAD_CONFIG.code]
     if fatal:
         return None, f"{path}: {fatal[0].message}"
     return (text, tokens, findings), None

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import tree_sitter
 import tree_sitter_bash
 
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Severity, Span, Token
+from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
 
 _local = threading.local()
 
@@ -684,15 +685,10 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
                            "the launch ends here")]
     else:
         return None
-    result.findings.append(Finding(
-        code="SL020",
-        severity=Severity.ERROR,
-        message=(f"'{first_word}' is not part of the launch above: {reason}. The shell runs this "
-                 f"line as a separate command, and SGLang never sees these options"),
-        span=span,
-        related=related,
-        fixes=fixes,
-    ))
+    result.findings.append(BROKEN_CONTINUATION.finding(
+        f"'{first_word}' is not part of the launch above: {reason}. The shell runs this "
+        f"line as a separate command, and SGLang never sees these options",
+        span, related=related, fixes=fixes))
     return sib
 
 

@@ -30,7 +30,7 @@ from servelint.lsp.bootstrap import (LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
                                      settings_problem_message, uri_to_path)
-from servelint.lsp.convert import text_edit, to_diagnostics, to_range
+from servelint.lsp.convert import text_edit, to_range
 from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
 from servelint.lsp.completion import resolve as resolve_completion
 from servelint.lsp.hover import hover_at

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from servelint.args import ParsedLaunch, Use
-from servelint.model import Edit, Finding, Fix, Related, Span
+from servelint.model import Edit, Finding, Fix, Related
 from servelint.rules import FixEdit, Rule, RuleFix
 from servelint.rules.condition import evaluate, present_options
 
