@@ -11,7 +11,8 @@ from pytest_lsp import LanguageClient
 
 from lsp_support import client, open_doc, quick_fixes  # noqa: F401 (client: fixture)
 
-from servelint.engine import apply_edits, detect_format, fix_all_edits, fix_all_text, lint
+from servelint.engine import detect_format, fix_all_text, lint
+from servelint.edits import apply_edits, fix_all_edits
 from servelint.extract.dockerfile import extract_dockerfile, instructions, _lines, directives, KNOWN
 from servelint.extract.markdown import blocks, extract_markdown
 from servelint.extract.python_launch import extract_python

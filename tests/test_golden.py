@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engine import apply_edits, fix_all_edits, lint
+from servelint.engine import lint
+from servelint.edits import apply_edits, fix_all_edits
 from servelint.model import Severity
 from servelint.serialize import diagnostic
 

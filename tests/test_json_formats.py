@@ -9,7 +9,8 @@ from pytest_lsp import LanguageClient
 
 from lsp_support import apply_lsp_edits, client, open_doc, quick_fixes  # noqa: F401 (client: fixture)
 
-from servelint.engine import apply_edits, fix_all_edits, fix_all_text, lint
+from servelint.engine import fix_all_text, lint
+from servelint.edits import apply_edits, fix_all_edits
 from servelint.extract import by_name
 from servelint.extract.jsonpos import (JArray, JObject, JScalar, JString, loads_jsonc, parse,
                                        parse_string_literal, remove_elements, to_python)

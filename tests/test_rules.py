@@ -9,7 +9,8 @@ import yaml
 
 from servelint.args import Reader
 from servelint.catalog import load_catalog
-from servelint.engine import apply_edits, fix_all_text, lint
+from servelint.engine import fix_all_text, lint
+from servelint.edits import apply_edits
 from servelint.extract.shell import extract_shell
 from servelint.model import LineIndex
 from servelint.rules import (bundled_packs, load_pack_text, rule_set, split_example, unwrap,

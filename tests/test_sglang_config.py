@@ -7,7 +7,8 @@ import pytest
 import yaml
 
 from servelint.catalog import load_catalog
-from servelint.engine import apply_edits, detect_format, fix_all_text, lint
+from servelint.engine import detect_format, fix_all_text, lint
+from servelint.edits import apply_edits
 from servelint.extract.sglang_config import config_tokens
 
 CAT = load_catalog()

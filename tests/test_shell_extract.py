@@ -1,6 +1,6 @@
 """The shell extractor: which commands are launches, and exact token spans."""
 
-from servelint.engine import apply_edits
+from servelint.edits import apply_edits
 from servelint.extract.shell import extract_shell
 from servelint.model import LineIndex
 

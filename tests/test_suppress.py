@@ -8,7 +8,8 @@ import re
 import pytest
 import yaml
 
-from servelint.engine import apply_edits, fix_all_edits, fix_all_text, lint
+from servelint.engine import fix_all_text, lint
+from servelint.edits import apply_edits, fix_all_edits
 from servelint.settings import Settings
 
 

@@ -11,7 +11,8 @@ from pytest_lsp import LanguageClient
 
 from lsp_support import apply_lsp_edits, client, quick_fixes  # noqa: F401 (client: fixture)
 
-from servelint.engine import apply_edits, detect_format, fix_all_edits, fix_all_text, lint
+from servelint.engine import detect_format, fix_all_text, lint
+from servelint.edits import apply_edits, fix_all_edits
 from servelint.extract import by_name, yaml_launch, yamlpos
 from servelint.extract.yaml_launch import compose_words, k8s_value, yaml_scalar
 

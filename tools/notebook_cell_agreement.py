@@ -43,7 +43,8 @@ from collections import Counter, defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "server"))
 
-from servelint.engine import apply_edits, fix_all_text, lint  # noqa: E402
+from servelint.engine import fix_all_text, lint
+from servelint.edits import apply_edits  # noqa: E402
 from servelint.extract import notebook as nbreader  # noqa: E402
 from servelint.extract.jsonpos import InnerText, JArray, JObject, JString, parse  # noqa: E402
 from servelint.model import LineIndex  # noqa: E402

@@ -25,7 +25,8 @@ from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
 from servelint import config, serialize
-from servelint.engine import LintResult, fix_all_text, lint, minimal_edit
+from servelint.engine import LintResult, fix_all_text, lint
+from servelint.edits import minimal_edit
 from servelint.lsp.bootstrap import (LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,

@@ -1,0 +1,133 @@
+"""A launch that names SGLang `--config` files: the file's words merged in front of the
+command line's, as SGLang's `prepare_server_args` does, and the findings about merged
+words told back in the document (with a related location in the config file)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from servelint.catalog import Catalog
+from servelint.checks.bad_config_file import CHECK as BAD_CONFIG
+from servelint.checks.config_equals import CHECK as CONFIG_EQUALS
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
+
+FOREIGN = 1 << 40  # offsets of words from another file are shifted by this much
+
+
+@dataclass
+class ConfigFile:
+    path: str
+    index: LineIndex
+
+
+class MergedHost:
+    """The launch's own host, refusing to edit words that live in the config file."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def replace(self, token, value):
+        return None if token.origin else self.inner.replace(token, value)
+
+    def replace_words(self, first, last, words):
+        return None if first.origin or last.origin else self.inner.replace_words(first, last, words)
+
+    def insert_after(self, token, words):
+        return None if token.origin else self.inner.insert_after(token, words)
+
+    def remove(self, first, last):
+        if first.origin or last.origin:
+            return Edit(Span(FOREIGN, FOREIGN), "")  # dropped by settle_foreign
+        return self.inner.remove(first, last)
+
+
+def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
+    """The launch as SGLang reads it when it names a config file: the file's words first,
+    then the command line's (which therefore wins), as prepare_server_args does."""
+    from servelint.extract.sglang_config import read_config_file
+
+    if launch.kind == "config":
+        return launch, [], None
+    toks = launch.tokens
+    findings: list[Finding] = []
+    for t in toks:
+        if t.text and t.text.startswith("--config="):
+            value = t.text.split("=", 1)[1]
+            edit = launch.host.replace_words(t, t, ["--config", value])
+            findings.append(CONFIG_EQUALS.finding(
+                f"SGLang reads a config file only when it is written as two words, --config "
+                f"{value}: with '{t.text}' the file is accepted and silently ignored",
+                t.span, fixes=[Fix(f"Write --config {value}", [edit], preferred=True)] if edit else []))
+    at = [i for i, t in enumerate(toks) if t.text == "--config"]
+    if not at:
+        return launch, findings, None
+    if len(at) > 1:
+        findings.append(BAD_CONFIG.finding("Multiple config files specified! Only one allowed.",
+                                           toks[at[1]].span))
+        return launch, findings, None
+    i = at[0]
+    if i + 1 >= len(toks):
+        findings.append(BAD_CONFIG.finding("No config file specified after --config flag!",
+                                           toks[i].span))
+        return launch, findings, None
+    value = toks[i + 1]
+    rest = toks[:i] + toks[i + 2:]
+    unknown = Token(value.span, None, splat=True, raw=value.raw)
+
+    def merged_with(words):
+        return Launch(launch.kind, launch.entry, words, MergedHost(launch.host), launch.span,
+                      launch.env, launch.anchor)
+
+    cfg = value.text
+    if cfg is None or doc_path is None:
+        return merged_with([unknown] + rest), findings, None
+    full = cfg if os.path.isabs(cfg) else os.path.join(os.path.dirname(os.path.abspath(doc_path)), cfg)
+    if not cfg.lower().endswith((".yaml", ".yml")):
+        findings.append(BAD_CONFIG.finding(
+            f"Config file must be YAML format, got: {os.path.splitext(cfg)[1]}", value.span))
+        return merged_with([unknown] + rest), findings, None
+    if not os.path.isfile(full):
+        # SGLang resolves the path from its working directory, which the file does not say.
+        return merged_with([unknown] + rest), findings, None
+    loaded, problem = read_config_file(full, catalog)
+    if loaded is None:
+        findings.append(BAD_CONFIG.finding(problem, value.span))
+        return merged_with([unknown] + rest), findings, None
+    text, words, cfg_findings = loaded
+    for f in cfg_findings:
+        findings.append(Finding(f.code, f.severity, f"{cfg}: {f.message}", value.span))
+    shifted = [Token(Span(w.span.start + FOREIGN, w.span.end + FOREIGN), w.text, w.prefix, w.splat,
+                     w.raw, w.origin) for w in words]
+    return merged_with(shifted + rest), findings, ConfigFile(full, LineIndex(text))
+
+
+def settle_foreign(findings: list[Finding], cfg: ConfigFile) -> list[Finding]:
+    """Findings of a launch merged with a config file, told in this document: a problem
+    inside the config file alone is left to that file's own lint; one that involves a flag
+    of this launch sits on that flag and points into the config file."""
+    def foreign(span):
+        return span.start >= FOREIGN
+
+    def outside(r: Related) -> Related:
+        sl, sc = cfg.index.position(r.span.start - FOREIGN)
+        el, ec = cfg.index.position(r.span.end - FOREIGN)
+        return Related(r.span, f"{r.message} (in {os.path.basename(cfg.path)})", path=cfg.path,
+                       range=(sl, sc, el, ec))
+
+    out = []
+    for f in findings:
+        if foreign(f.span):
+            local = next((r for r in f.related if not foreign(r.span) and r.path is None), None)
+            if local is None:
+                continue
+            moved = Related(f.span, "set here in the config file")
+            f.related = [outside(moved)] + [r for r in f.related if r is not local]
+            f.span = local.span
+        f.related = [outside(r) if foreign(r.span) and r.path is None else r for r in f.related]
+        f.fixes = [x for x in f.fixes if all(not foreign(e.span) for e in x.edits)]
+        out.append(f)
+    return out
