@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from servelint.catalog import Catalog
 from servelint.checks.bad_config_file import CHECK as BAD_CONFIG
 from servelint.checks.config_equals import CHECK as CONFIG_EQUALS
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
+from servelint.model import Edit, Finding, Fix, Host, Launch, LineIndex, Related, Span, Token
 
 FOREIGN = 1 << 40  # offsets of words from another file are shifted by this much
 
@@ -24,22 +24,26 @@ class ConfigFile:
 class MergedHost:
     """The launch's own host, refusing to edit words that live in the config file."""
 
-    def __init__(self, inner):
+    def __init__(self, inner: Host):
         self.inner = inner
+        self.text = inner.text
+        self.index = inner.index
+        self.name = inner.name
+        self.quote_context = inner.quote_context
 
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
+    def quote(self, value: str) -> str | None:
+        return self.inner.quote(value)
 
-    def replace(self, token, value):
+    def replace(self, token: Token, value: str) -> Edit | None:
         return None if token.origin else self.inner.replace(token, value)
 
-    def replace_words(self, first, last, words):
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         return None if first.origin or last.origin else self.inner.replace_words(first, last, words)
 
-    def insert_after(self, token, words):
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         return None if token.origin else self.inner.insert_after(token, words)
 
-    def remove(self, first, last):
+    def remove(self, first: Token, last: Token) -> Edit | None:
         if first.origin or last.origin:
             return Edit(Span(FOREIGN, FOREIGN), "")  # dropped by settle_foreign
         return self.inner.remove(first, last)

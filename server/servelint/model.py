@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Callable, Iterable, Protocol
 
 
 class Severity(IntEnum):
@@ -106,6 +106,55 @@ class Finding:
     launch_index: int | None = None
 
 
+class Host(Protocol):
+    """How to edit the document a launch was found in: every format supplies one.
+
+    The checks, the rules and the suppressions write their fixes only through these
+    methods, with command-line words in and document edits out; a host quotes and places
+    the words as its format wants (shell quoting, a JSON list item, a Python keyword
+    argument). An edit method returns None when the edit cannot be made cleanly (the words
+    sit in a template, a literal the edit would break, another file): there is then no fix
+    rather than a wrong one. `quote_context` is "" when any word may be written, else the
+    quote the words sit inside (only plain words may be written then)."""
+
+    text: str  # the document
+    index: LineIndex
+    name: str  # the format, such as "shell", "python-list", "json-string"
+    quote_context: str
+
+    def quote(self, value: str) -> str | None:
+        """The source text of one word, or None when it cannot be written here."""
+        ...
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        """Rewrite one word."""
+        ...
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        """Rewrite the words from `first` to `last` (inclusive) as `words`."""
+        ...
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        """Add `words` after `token`."""
+        ...
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        """Delete the words from `first` to `last` (inclusive), with their separators."""
+        ...
+
+
+def write_all(write: Callable[[str], str | None], words: Iterable[str]) -> list[str] | None:
+    """Each word as `write` (a host's quoting) puts it in the document, or None when one
+    of them cannot be written."""
+    out = []
+    for word in words:
+        written = write(word)
+        if written is None:
+            return None
+        out.append(written)
+    return out
+
+
 @dataclass(slots=True)
 class Launch:
     """One engine invocation found in a document.
@@ -119,7 +168,7 @@ class Launch:
     kind: str  # "launch_server", "serve", "router"
     entry: Token
     tokens: list[Token]
-    host: Any
+    host: Host
     span: Span
     env: dict[str, str | None] = field(default_factory=dict)
     anchor: int = 0

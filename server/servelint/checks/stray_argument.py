@@ -25,7 +25,7 @@ def run(parsed, ctx):
             msg = ("unrecognized arguments: ' ' (a backslash followed by a space escapes the space "
                    "instead of continuing the line; the rest of the line and the lines after it "
                    "are not part of this launch)")
-            if getattr(launch.host, "name", "") == "shell" and not launch.host.quote_context:
+            if launch.host.name == "shell" and not launch.host.quote_context:
                 fixes.append(Fix("Make it a line continuation",
                                  [Edit(Span(p.token.span.start, end), "\\")], preferred=True, safe=False))
         elif prev is not None and prev.option.is_boolean:

@@ -19,7 +19,7 @@ from typing import Callable
 
 from servelint.extract.shell import (OffsetMap, ShellResult, extract_shell, find_entry,
                                      find_shell_script)
-from servelint.model import Edit, Launch, LineIndex, Span, Token
+from servelint.model import Edit, Host, Launch, LineIndex, Span, Token, write_all
 
 ExtractResult = ShellResult  # launches: list[Launch], findings: list[Finding]
 
@@ -28,7 +28,7 @@ def empty() -> ExtractResult:
     return ExtractResult([], [])
 
 
-def launch_from_tokens(tokens: list[Token], host, span: Span, env: dict | None = None,
+def launch_from_tokens(tokens: list[Token], host: Host, span: Span, env: dict | None = None,
                        anchor: int | None = None) -> Launch | None:
     """The launch that a command's words start, or None. `tokens` are the command's words
     in order (program first), each with its document span and value."""
@@ -92,14 +92,14 @@ class ListHost:
         return None if new is None else Edit(token.span, new)
 
     def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
-        parts = [self.write(w) for w in words]
-        if any(p is None for p in parts):
+        parts = write_all(self.write, words)
+        if parts is None:
             return None
         return Edit(Span(first.span.start, last.span.end), self.separator.join(parts))
 
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        parts = [self.write(w) for w in words]
-        if any(p is None for p in parts):
+        parts = write_all(self.write, words)
+        if parts is None:
             return None
         return Edit(Span(token.span.end, token.span.end),
                     "".join(self.separator + p for p in parts))
@@ -119,17 +119,17 @@ class ReadOnlyHost:
         self.index = index
         self.name = name
 
-    def quote(self, value):
+    def quote(self, value: str) -> str | None:
         return None
 
-    def replace(self, token, value):
+    def replace(self, token: Token, value: str) -> Edit | None:
         return None
 
-    def replace_words(self, first, last, words):
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         return None
 
-    def insert_after(self, token, words):
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         return None
 
-    def remove(self, first, last):
+    def remove(self, first: Token, last: Token) -> Edit | None:
         return None

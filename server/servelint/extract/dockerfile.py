@@ -318,31 +318,32 @@ class _Joined:
     name = "dockerfile-exec"
     quote_context = ""
 
-    def __init__(self, text, index, parts: list[tuple[ListHost, set]]):
+    def __init__(self, text: str, index: LineIndex,
+                 parts: list[tuple[ListHost, set[tuple[int, int]]]]):
         self.text = text
         self.index = index
         self.parts = parts
 
-    def _h(self, token):
+    def _h(self, token: Token) -> ListHost | None:
         key = (token.span.start, token.span.end)
         return next((h for h, keys in self.parts if key in keys), None)
 
-    def quote(self, value):
+    def quote(self, value: str) -> str | None:
         return json.dumps(value, ensure_ascii=False)
 
-    def replace(self, token, value):
+    def replace(self, token: Token, value: str) -> Edit | None:
         h = self._h(token)
         return h.replace(token, value) if h else None
 
-    def replace_words(self, first, last, words):
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         h = self._h(first)
         return h.replace_words(first, last, words) if h and h is self._h(last) else None
 
-    def insert_after(self, token, words):
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         h = self._h(token)
         return h.insert_after(token, words) if h else None
 
-    def remove(self, first, last):
+    def remove(self, first: Token, last: Token) -> Edit | None:
         h = self._h(first)
         return h.remove(first, last) if h and h is self._h(last) else None
 

@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from servelint.model import Edit, Finding, LineIndex, Span, Token
+from servelint.model import Edit, Finding, Host, LineIndex, Span, Token, write_all
 
 MAX_DEPTH = 256
 _HEX = set("0123456789abcdefABCDEF")
@@ -571,8 +571,8 @@ class MappedHost:
     """The host of a launch found in an inner text: edits are made by the inner text's
     own host (shell, Python) and moved into the document, JSON-escaped."""
 
-    def __init__(self, doc_text: str, doc_index: LineIndex, inner_host, inner: InnerText,
-                 tokens: dict, head: tuple[int, str, str] | None = None, name: str = "json-string"):
+    def __init__(self, doc_text: str, doc_index: LineIndex, inner_host: Host, inner: InnerText,
+                 tokens: dict[int, tuple[Token, Token]], head: tuple[int, str, str] | None = None, name: str = "json-string"):
         self.text = doc_text
         self.index = doc_index
         self.inner_host = inner_host
@@ -580,12 +580,12 @@ class MappedHost:
         # the launch's tokens -> the inner tokens: by identity (several words may share a
         # span, such as words a helper adds on its call), else by span
         self.tokens = tokens
-        self._by_span = {}
+        self._by_span: dict[tuple[int, int], Token] = {}
         # For a token that is not in the inner text (the `module` of a launch.json whose
         # args are one string): where words inserted after it go, and their separators.
         self.head = head
         self.name = name
-        self.quote_context = getattr(inner_host, "quote_context", "")
+        self.quote_context = inner_host.quote_context
 
     def bind(self, token: Token, inner_token: Token) -> None:
         self.tokens[id(token)] = (token, inner_token)
@@ -620,13 +620,13 @@ class MappedHost:
             if self.head is None:
                 return None
             at, before, after = self.head
-            quoted = [self.inner_host.quote(w) for w in words]
-            if any(q is None for q in quoted):
+            quoted = write_all(self.inner_host.quote, words)
+            if quoted is None:
                 return None
             return self._out(Edit(Span(at, at), before + " ".join(quoted) + after))
         return self._out(self.inner_host.insert_after(t, words))
 
-    def remove(self, first: Token, last: Token) -> Edit:
+    def remove(self, first: Token, last: Token) -> Edit | None:
         a, b = self._inner(first), self._inner(last)
         if a is None or b is None:  # never for tokens of this launch
             return Edit(Span(first.span.start, last.span.end), "")

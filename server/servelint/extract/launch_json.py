@@ -30,7 +30,7 @@ from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, Mapp
                                        write_string)
 from servelint.extract.shell import (CLI_MODULES, LAUNCH_MODULES, OffsetMap, ShellHost, Source,
                                      command_words, make_token)
-from servelint.model import Edit, Launch, LineIndex, Span, Token
+from servelint.model import Edit, Launch, LineIndex, Span, Token, write_all
 
 _CONFIGS = re.compile(r'"configurations"\s*:\s*\[')
 _PROGRAMS = (
@@ -115,8 +115,8 @@ class ArgsHost(ListHost):
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         if any((token.span.start, token.span.end) == (s.start, s.end) for s in self.elements):
             return super().insert_after(token, words)
-        parts = [self.write(w) for w in words]
-        if self.open_at is None or any(p is None for p in parts):
+        parts = write_all(self.write, words)
+        if self.open_at is None or parts is None:
             return None
         if self.elements:
             at = self.elements[0].start
@@ -188,9 +188,10 @@ def _launch(cfg: JObject, text: str, index: LineIndex) -> Launch | None:
             return None
         return _string_args(kind, entry, args, cfg, text, index, env, anchor)
     if isinstance(args, JArray):
-        tokens = [_word(e, text) for e in args.elements]
-        host = ArgsHost(text, index, [e.span for e in args.elements],
-                        lambda i, j, a=args: remove_elements(text, index, a, i, j),
+        array = args
+        tokens = [_word(e, text) for e in array.elements]
+        host = ArgsHost(text, index, [e.span for e in array.elements],
+                        lambda i, j: remove_elements(text, index, array, i, j),
                         write_string, separator=", ", name="launch-json", open_at=args.start + 1)
     else:
         tokens = []

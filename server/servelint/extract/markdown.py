@@ -240,12 +240,12 @@ def extract_markdown(text: str, index: LineIndex | None = None, settings=None) -
             result.launches.extend(found.launches)
             result.findings.extend(found.findings)
         elif block.info in DOCKER_INFO and not block.quoted:
-            from servelint.extract.dockerfile import _Reader
+            from servelint.extract.dockerfile import DockerShellHost, _Reader
             sub = _blank(text[:block.start]) + body + _blank(text[block.end:])
             found = _Reader(sub, index).run()
             for launch in found.launches:
                 launch.host.text = text
-                if hasattr(launch.host, "edits"):
+                if isinstance(launch.host, DockerShellHost):
                     launch.host.edits.text = text
                 result.launches.append(launch)
             result.findings.extend(found.findings)

@@ -50,7 +50,7 @@ from servelint.checks.stray_argument import CHECK as STRAY
 from servelint.checks.unknown_option import CHECK as UNKNOWN
 from servelint.extract.common import ExtractResult, ReadOnlyHost, script_launches, script_word
 from servelint.extract.shell import OffsetMap, find_entry, remove_words
-from servelint.model import Edit, Launch, LineIndex, Span, Token
+from servelint.model import Edit, Host, Launch, LineIndex, Span, Token, write_all
 
 MAX_REPAIRS = 25
 
@@ -515,15 +515,15 @@ class PyWordsHost:
 
     def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         a, b = self._c(first), self._c(last)
-        qs = [self.quote(w) for w in words]
-        if a is None or b is None or None in qs:
+        qs = write_all(self.quote, words)
+        if a is None or b is None or qs is None:
             return None
         return self.ctx.edit(a[0], b[1], " ".join(qs))
 
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         c = self._c(token)
-        qs = [self.quote(w) for w in words]
-        if c is None or None in qs:
+        qs = write_all(self.quote, words)
+        if c is None or qs is None:
             return None
         return self.ctx.edit(c[1], c[1], "".join(" " + q for q in qs))
 
@@ -656,14 +656,14 @@ class EngineHost:
     def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         a, b = self._loc(first), self._loc(last)
         kws = self.kwargs(words)
-        if a is None or b is None or self._clash(kws, range(a[0], b[0] + 1)):
+        if a is None or b is None or kws is None or self._clash(kws, range(a[0], b[0] + 1)):
             return None
         return self.ctx.edit(self.items[a[0]][0], self.items[b[0]][1], ", ".join(kws))
 
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         loc = self._loc(token)
         kws = self.kwargs(words)
-        if loc is None or self._clash(kws):
+        if loc is None or kws is None or self._clash(kws):
             return None
         e = self.items[loc[0]][1]
         return self.ctx.edit(e, e, "".join(", " + k for k in kws))
@@ -686,7 +686,7 @@ class _PartsGuard:
     from one literal into another keeps the code valid only when both use the same quotes
     (the quotes it removes pair up), so other such edits are refused."""
 
-    def __init__(self, host, parts: list[Span]):
+    def __init__(self, host: Host, parts: list[Span]):
         self.inner = host
         self.parts = parts
         self.name = host.name
@@ -694,7 +694,7 @@ class _PartsGuard:
         self.index = host.index
         self.quote_context = host.quote_context
 
-    def _ok(self, edit):
+    def _ok(self, edit: Edit | None) -> Edit | None:
         if edit is None:
             return None
         s, e = edit.span.start, edit.span.end
@@ -702,19 +702,19 @@ class _PartsGuard:
             return edit
         return None
 
-    def quote(self, value):
+    def quote(self, value: str) -> str | None:
         return self.inner.quote(value)
 
-    def replace(self, token, value):
+    def replace(self, token: Token, value: str) -> Edit | None:
         return self._ok(self.inner.replace(token, value))
 
-    def replace_words(self, first, last, words):
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         return self._ok(self.inner.replace_words(first, last, words))
 
-    def insert_after(self, token, words):
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         return self._ok(self.inner.insert_after(token, words))
 
-    def remove(self, first, last):
+    def remove(self, first: Token, last: Token) -> Edit | None:
         return self._ok(self.inner.remove(first, last))
 
 
@@ -725,34 +725,34 @@ class _Composite:
     name = "python"
     quote_context = ""
 
-    def __init__(self, ctx: _Ctx, hosts: list, default):
+    def __init__(self, ctx: _Ctx, hosts: list[Host], default: Host):
         self.text = ctx.doc_text
         self.index = ctx.doc_index
         self.hosts = hosts
         self.default = default
-        self.owner: dict[tuple[int, int], object] = {}
+        self.owner: dict[tuple[int, int], Host] = {}
 
-    def own(self, token: Token, host) -> Token:
+    def own(self, token: Token, host: Host) -> Token:
         self.owner[(token.span.start, token.span.end)] = host
         return token
 
-    def _h(self, token: Token):
+    def _h(self, token: Token) -> Host:
         return self.owner.get((token.span.start, token.span.end), self.default)
 
-    def quote(self, value):
+    def quote(self, value: str) -> str | None:
         return self.default.quote(value)
 
-    def replace(self, token, value):
+    def replace(self, token: Token, value: str) -> Edit | None:
         return self._h(token).replace(token, value)
 
-    def replace_words(self, first, last, words):
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         h = self._h(first)
         return h.replace_words(first, last, words) if h is self._h(last) else None
 
-    def insert_after(self, token, words):
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         return self._h(token).insert_after(token, words)
 
-    def remove(self, first, last):
+    def remove(self, first: Token, last: Token) -> Edit | None:
         h = self._h(first)
         return h.remove(first, last) if h is self._h(last) else None
 

@@ -16,7 +16,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token, write_all
 
 _local = threading.local()
 
@@ -349,14 +349,14 @@ class ShellHost:
         return None if quoted is None else Edit(token.span, quoted)
 
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        quoted = [self.quote(w) for w in words]
-        if any(q is None for q in quoted):
+        quoted = write_all(self.quote, words)
+        if quoted is None:
             return None
         return Edit(Span(token.span.end, token.span.end), " " + " ".join(quoted))
 
     def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
-        quoted = [self.quote(w) for w in words]
-        if any(q is None for q in quoted):
+        quoted = write_all(self.quote, words)
+        if quoted is None:
             return None
         return Edit(Span(first.span.start, last.span.end), " ".join(quoted))
 

@@ -35,7 +35,7 @@ from servelint.extract import yamlpos
 from servelint.extract.common import (ExtractResult, ReadOnlyHost, launch_from_tokens,
                                       script_launches, script_word)
 from servelint.extract.shell import remove_words
-from servelint.model import Edit, LineIndex, Span, Token
+from servelint.model import Edit, LineIndex, Span, Token, write_all
 
 try:
     _LOADER = yaml.CSafeLoader
@@ -481,8 +481,8 @@ class YamlHost:
         return None if new is None else Edit(token.span, new)
 
     def _join(self, part: Part, words: list[str], like: Token | None = None) -> str | None:
-        parts = [self._write(part, w, like) for w in words]
-        if any(p is None for p in parts):
+        parts = write_all(lambda w: self._write(part, w, like), words)
+        if parts is None:
             return None
         if part.kind == "block":
             return (self.nl + " " * part.indent + "- ").join(parts)

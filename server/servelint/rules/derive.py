@@ -25,7 +25,7 @@ import shlex
 
 from servelint.args import Reader
 from servelint.catalog import Catalog
-from servelint.model import Launch, Span, Token
+from servelint.model import Launch, LineIndex, Span, Token
 from servelint.rules.condition import All, Compare, ConditionError, Present
 
 
@@ -53,8 +53,10 @@ def read_args(text: str, catalog: Catalog, label: str):
         if w in ("sglang.launch_server", "sglang_router.launch_server", "serve"):
             words = words[i + 1:]
             break
+    from servelint.extract.common import ReadOnlyHost
     tokens = [Token(Span(0, 0), w, raw=w) for w in words]
-    launch = Launch("launch_server", Token(Span(0, 0), "sglang.launch_server"), tokens, None, Span(0, 0))
+    host = ReadOnlyHost(text, LineIndex(text), "rule-example")  # words with no document to edit
+    launch = Launch("launch_server", Token(Span(0, 0), "sglang.launch_server"), tokens, host, Span(0, 0))
     parsed = Reader(catalog).read(launch)
     bad = parsed.problems
     if bad:
