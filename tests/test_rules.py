@@ -16,6 +16,7 @@ from servelint.model import LineIndex
 from servelint.rules import (bundled_packs, load_pack_text, rule_set, split_example, unwrap,
                              validate_record)
 from servelint.rules.condition import ConditionError, evaluate, parse_condition
+from servelint.rules.context import RuleContext
 from servelint.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,8 +72,8 @@ def test_seed_loads_unchanged_and_works_through_derivation():
     assert [(f.title, f.preferred, f.safe) for f in rule.fixes] == [
         ("Remove --enable-hisparse", True, True),
         ("Remove --prefill-only-disable-kv-cache", False, False)]
-    assert evaluate(rule.condition, parse("--prefill-only-disable-kv-cache --enable-hisparse")) is True
-    assert evaluate(rule.condition, parse("--prefill-only-disable-kv-cache")) is False
+    assert evaluate(rule.condition, RuleContext.of(parse("--prefill-only-disable-kv-cache --enable-hisparse"))) is True
+    assert evaluate(rule.condition, RuleContext.of(parse("--prefill-only-disable-kv-cache"))) is False
 
 
 def test_seed_as_user_pack_replaces_the_bundled_record(tmp_path):
@@ -182,7 +183,7 @@ def cond(raw):
     ({"any": [{"present": "--port"}, {"option": "--dp-size", "gt": 1}]}, "--dp-size $DP", None),
 ])
 def test_condition_semantics(raw, args, want):
-    assert evaluate(cond(raw), parse(args)) is want
+    assert evaluate(cond(raw), RuleContext.of(parse(args))) is want
 
 
 @pytest.mark.parametrize("raw,message", [
@@ -289,8 +290,8 @@ def test_derivation_with_values_and_set():
            "exampleFix": "# before\npython -m sglang.launch_server --attention-backend triton --kv-cache-dtype fp8_e5m2\n"
                          "# after\npython -m sglang.launch_server --attention-backend flashinfer --kv-cache-dtype fp8_e5m2\n"}
     (rule,) = load_pack_text(json.dumps(rec), "p.json", CAT).rules
-    assert evaluate(rule.condition, parse("--kv-cache-dtype fp8_e5m2 --attention-backend triton")) is True
-    assert evaluate(rule.condition, parse("--kv-cache-dtype fp8_e5m2 --attention-backend fa3")) is False
+    assert evaluate(rule.condition, RuleContext.of(parse("--kv-cache-dtype fp8_e5m2 --attention-backend triton"))) is True
+    assert evaluate(rule.condition, RuleContext.of(parse("--kv-cache-dtype fp8_e5m2 --attention-backend fa3"))) is False
     assert rule.fixes[0].title == "Set --attention-backend flashinfer"
     text = "python3 -m sglang.launch_server --model-path m --attention-backend triton --kv-cache-dtype fp8_e5m2\n"
     result = lint(text, path="x.sh", settings=Settings())
@@ -330,9 +331,7 @@ def test_bundled_rule_examples_behave():
     ({"gpu": "sm100"}, "", "sm90", False),
 ])
 def test_relations_and_gpu(raw, args, gpu, want):
-    p = parse(args)
-    p.gpu = gpu
-    assert evaluate(cond(raw), p) is want
+    assert evaluate(cond(raw), RuleContext.of(parse(args), gpu)) is want
 
 
 def test_relation_errors():
@@ -437,7 +436,7 @@ def test_examples_can_name_a_gpu():
     ({"value": {"lower": "--served-model-name"}, "matches": "^[a-z]+$"}, "--served-model-name Abc", True),
 ])
 def test_expressions(raw, args, want):
-    assert evaluate(cond(raw), parse(args)) is want
+    assert evaluate(cond(raw), RuleContext.of(parse(args))) is want
 
 
 @pytest.mark.parametrize("raw,msg", [

@@ -70,7 +70,6 @@ class ParsedLaunch:
     problems: list[Problem]
     uncertain: bool  # a word the file does not fix may hold any option
     help: bool = False  # `--help`: argparse prints help and exits, nothing else matters
-    gpu: str | None = None  # the target GPU generation, when the user has said (setting `gpu`)
 
     def _by_dest(self) -> dict[str, list[Use]]:
         index = self.__dict__.get("_dest_index")

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from servelint.checks import load_checks
+
+if TYPE_CHECKING:
+    from servelint.rules import Rule, RuleSet
 
 # The rule pages ship inside the package (package data, and the extension's bundled
 # libs): tools/gen_docs.py writes them here, and a diagnostic links the installed copy,
@@ -24,7 +28,7 @@ def _page_uri(code: str) -> str | None:
     return page.as_uri() if page.is_file() else None
 
 
-def doc_url(code: str, rules=None) -> str | None:
+def doc_url(code: str, rules: RuleSet | None = None) -> str | None:
     """Where a code is documented, or None when nowhere: a rule from a user's pack links
     its record's own `docsUrl` (else its `githubUrl`); a check or a bundled rule links
     its page installed with servelint, as a `file:` URI."""
@@ -32,7 +36,7 @@ def doc_url(code: str, rules=None) -> str | None:
     return rule_url(rule) if rule is not None else _page_uri(code)
 
 
-def rule_url(rule) -> str | None:
+def rule_url(rule: Rule) -> str | None:
     """Where a rule record is documented (see doc_url)."""
     if rule.bundled:
         return _page_uri(rule.code)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from servelint.args import ParsedLaunch, Reader
 from servelint.catalog import Catalog, load_catalog
@@ -14,7 +15,7 @@ from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
 from servelint.model import Finding, Launch, LineIndex
-from servelint.rules import rule_set
+from servelint.rules import RuleSet, rule_set
 from servelint.rules.apply import apply_rules
 from servelint.rules.packlint import lint_rule_pack
 from servelint.settings import Settings
@@ -24,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 def detect_format(path: str | None, language_id: str | None, text: str,
-                  rule_packs: list[str] = ()) -> str | None:
+                  rule_packs: Sequence[str] = ()) -> str | None:
     from servelint.extract import formats
     from servelint.rules import is_pack_path
     if is_pack_path(path, rule_packs):
@@ -54,7 +55,7 @@ class LintResult:
     launches: list[Launch] = field(default_factory=list)
     parsed: list[ParsedLaunch] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-    rules: object = None  # the RuleSet used, for hover
+    rules: RuleSet | None = None  # the rules in effect (None when nothing launches), for hover
     _index: LineIndex | None = None
 
     @property
@@ -103,10 +104,9 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         result.launches = extracted.launches
         findings.extend(extracted.findings)
     ctx = Context(catalog, settings)
-    checks = [c for c in load_checks().values() if c.run is not None]
+    checks = [(c, c.run) for c in load_checks().values() if c.run is not None]
     reader = Reader(catalog)
-    rules = None
-    if result.launches:
+    if result.launches:  # the rules are loaded for a file that launches (the loop below)
         rules = rule_set(catalog.version, settings.rule_packs, path, settings.project_rules)
         result.rules = rules
         result.notices.extend(str(p) for p in rules.problems)
@@ -117,9 +117,9 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         parsed = reader.read(merged)
         parsed.launch = launch if merged is launch else merged
         result.parsed.append(parsed)
-        for check in checks:
+        for check, run in checks:
             try:
-                for f in check.run(parsed, ctx):
+                for f in run(parsed, ctx):
                     f.launch_index = n
                     findings.append(f)
             except Exception:  # a failing check must not hide the others' findings

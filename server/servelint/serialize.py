@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from servelint.model import Finding, LineIndex, Severity, Span
+
+if TYPE_CHECKING:
+    from servelint.engine import LintResult
+    from servelint.rules import RuleSet
 
 SOURCE = "servelint"
 PUBLISH_DIAGNOSTICS = "textDocument/publishDiagnostics"
@@ -73,7 +78,8 @@ def _diagnostic(rng: dict, message: str, severity: int, code: str, href: str | N
     return d
 
 
-def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None, rules=None) -> dict:
+def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None,
+               rules: RuleSet | None = None) -> dict:
     """The finding's diagnostic. `data` carries the document version it was computed for
     and the fixes (the code-action handler reads them back). `rules` (the lint's RuleSet)
     tells which codes come from a user's rule pack, for the documentation link."""
@@ -86,7 +92,7 @@ def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None, rule
 
 
 def finding_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None,
-                        rules=None) -> list[dict]:
+                        rules: RuleSet | None = None) -> list[dict]:
     """The finding, plus a hint on every other flag it involves (a rule's conflict is
     visible on each of its flags, and each offers the same fixes)."""
     main = diagnostic(f, index, uri, version, rules)
@@ -105,7 +111,7 @@ def finding_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | N
     return out
 
 
-def result_diagnostics(result, uri: str, version: int | None) -> list[dict]:
+def result_diagnostics(result: LintResult, uri: str, version: int | None) -> list[dict]:
     """Every diagnostic of a LintResult, in the order of its findings."""
     if not result.findings:
         return []

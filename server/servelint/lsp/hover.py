@@ -8,6 +8,7 @@ from servelint.catalog import Option
 from servelint.checks import load_checks
 from servelint.docs import doc_url, rule_url
 from servelint.engine import LintResult
+from servelint.rules import RuleSet
 
 
 def option_markdown(opt: Option, version: str) -> str:
@@ -62,7 +63,7 @@ def rule_hover(rule) -> str:
     return "\n".join(parts)
 
 
-def finding_markdown(code: str, message: str, rules=None) -> str:
+def finding_markdown(code: str, message: str, rules: RuleSet | None = None) -> str:
     """The documentation of the rule behind a finding. The finding's own message is not
     repeated: the editor shows it right above (VS Code's hover has the diagnostic first)."""
     check = load_checks().get(code)

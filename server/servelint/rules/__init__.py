@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Sequence
 
 import yaml
 
@@ -487,7 +487,7 @@ def pack_files(folder: str) -> list[str]:
     return [os.path.join(folder, n) for n in names if n.endswith((".json", ".yaml", ".yml"))]
 
 
-def is_pack_path(path: str | None, extra: list[str] = ()) -> bool:
+def is_pack_path(path: str | None, extra: Sequence[str] = ()) -> bool:
     if not path:
         return False
     norm = os.path.abspath(path)
@@ -496,14 +496,22 @@ def is_pack_path(path: str | None, extra: list[str] = ()) -> bool:
     return (os.sep + PROJECT_DIR + os.sep) in norm and norm.endswith((".json", ".yaml", ".yml"))
 
 
-_INDEXES: dict[tuple, tuple] = {}  # rules (by identity) -> their index; rules live as long as their cache
+@dataclass
+class _RuleIndex:
+    always: list[Rule]  # rules that may hold with nothing written
+    by_dest: dict[str, list[Rule]]  # the others, under each dest that can make them hold
+    order: dict[int, int]  # id(rule) -> its place in the set
+    gpu_rules: list[Rule]  # rules that read the GPU
+
+
+_INDEXES: dict[tuple[int, ...], _RuleIndex] = {}  # rules (by identity) -> their index; rules live as long as their cache
 
 
 @dataclass
 class RuleSet:
     rules: list[Rule]
     problems: list[PackProblem]
-    _index: tuple | None = None
+    _index: _RuleIndex | None = None
 
     def by_code(self, code: str) -> Rule | None:
         return next((r for r in self.rules if r.code == code), None)
@@ -520,31 +528,32 @@ class RuleSet:
             self._index = _INDEXES.get(key)
         if self._index is None:
             from servelint.rules.condition import mentions_gpu, trigger_key
-            always, by_dest = [], {}
+            always: list[Rule] = []
+            by_dest: dict[str, list[Rule]] = {}
             gpu_rules = [r for r in self.rules if mentions_gpu(r.condition)]
             order = {id(r): i for i, r in enumerate(self.rules)}
             for r in self.rules:
-                key = trigger_key(r.condition)
-                if key is None:
+                trigger = trigger_key(r.condition)
+                if trigger is None:
                     always.append(r)
                 else:
-                    for dest in key:
+                    for dest in trigger:
                         by_dest.setdefault(dest, []).append(r)
-            self._index = (always, by_dest, order, gpu_rules)
+            self._index = _RuleIndex(always, by_dest, order, gpu_rules)
             if len(_INDEXES) > 32:
                 _INDEXES.clear()
             _INDEXES[tuple(id(r) for r in self.rules)] = self._index
-        always, by_dest, order, gpu_rules = self._index
-        picked = {id(r): r for r in always}
+        index = self._index
+        picked = {id(r): r for r in index.always}
         if gpu is not None:
-            picked.update((id(r), r) for r in gpu_rules)
+            picked.update((id(r), r) for r in index.gpu_rules)
         for d in written:
-            for r in by_dest.get(d, ()):
+            for r in index.by_dest.get(d, ()):
                 picked[id(r)] = r
-        return sorted(picked.values(), key=lambda r: order[id(r)])
+        return sorted(picked.values(), key=lambda r: index.order[id(r)])
 
 
-def rule_set(version: str, user_paths: list[str] = (), file_path: str | None = None,
+def rule_set(version: str, user_paths: Sequence[str] = (), file_path: str | None = None,
              include_project: bool = True) -> RuleSet:
     """Bundled rules, then the user's packs (settings, then the project folder). A user
     record with the id of an earlier one replaces it."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from servelint.args import ParsedLaunch, Use
 from servelint.model import Edit, Finding, Fix, Related
-from servelint.rules import FixEdit, Rule, RuleFix
-from servelint.rules.condition import evaluate, present_options
+from servelint.rules import FixEdit, Rule, RuleFix, RuleSet
+from servelint.rules.condition import effective_value, evaluate, present_options
+from servelint.rules.context import RuleContext
 
 
 def _words(e: FixEdit) -> list[str]:
@@ -87,15 +89,15 @@ def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
     return None
 
 
-def _message(rule: Rule, parsed: ParsedLaunch) -> str:
+def _message(rule: Rule, ctx: RuleContext) -> str:
     """SGLang's message, with the launch's own values where SGLang prints values."""
     if not rule.template:
         return rule.message
-    from servelint.rules.condition import effective_value
+    catalog = ctx.catalog
 
-    def value(m):
-        opt = parsed.catalog.lookup(m.group(1))
-        known, v = effective_value(parsed, opt) if opt is not None else (False, None)
+    def value(m: re.Match[str]) -> str:
+        opt = catalog.lookup(m.group(1)) if catalog is not None else None
+        known, v = effective_value(ctx.launch, opt) if opt is not None else (False, None)
         if not known:
             return "<unknown>"
         return _text(v) if not isinstance(v, list) else str(v)
@@ -103,15 +105,17 @@ def _message(rule: Rule, parsed: ParsedLaunch) -> str:
     return re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, rule.template)
 
 
-def apply_rules(parsed: ParsedLaunch, rules, gpu: str | None = None) -> list[Finding]:
-    """Findings of the rules that hold. `rules` is a RuleSet (indexed: only rules that
-    can hold for what the launch writes are evaluated) or a plain list."""
+def apply_rules(parsed: ParsedLaunch, rules: RuleSet | Sequence[Rule],
+                gpu: str | None = None) -> list[Finding]:
+    """Findings of the rules that hold, `gpu` being the target GPU generation (the `gpu`
+    setting). `rules` is a RuleSet (indexed: only rules that can hold for what the launch
+    writes are evaluated) or a plain list."""
     out = []
-    parsed.gpu = gpu
-    if hasattr(rules, "candidates"):
+    ctx = RuleContext.of(parsed, gpu)
+    if isinstance(rules, RuleSet):
         rules = rules.rules if parsed.uncertain else rules.candidates(parsed.written(), gpu)
     for rule in rules:
-        if evaluate(rule.condition, parsed) is not True:
+        if evaluate(rule.condition, ctx) is not True:
             continue
         target = _target(parsed, rule)
         span = target.name_span if target else parsed.launch.entry.span
@@ -128,6 +132,6 @@ def apply_rules(parsed: ParsedLaunch, rules, gpu: str | None = None) -> list[Fin
             edits = fix_edits(parsed, fx, target)
             if edits:
                 fixes.append(Fix(fx.title, edits, preferred=fx.preferred, safe=fx.safe))
-        out.append(Finding(rule.code, rule.severity, _message(rule, parsed), span, related=related,
+        out.append(Finding(rule.code, rule.severity, _message(rule, ctx), span, related=related,
                            fixes=fixes))
     return out

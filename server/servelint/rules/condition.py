@@ -44,7 +44,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.args import Use
 from servelint.catalog import Catalog, Option
+from servelint.rules.context import RuleContext, Written
 from servelint.schema import GPUS  # the GPU generations, one list with the settings'
 from servelint.valuetypes import convert
 
@@ -288,11 +290,11 @@ def present_options(cond: Any) -> list[Option]:
 # --- evaluation ------------------------------------------------------------------------
 
 
-def effective_value(parsed, opt: Option):
+def effective_value(launch: Written, opt: Option) -> tuple[bool, Any]:
     """(known, value): the value SGLang would see for `opt` in this launch."""
-    use = parsed.last_use(opt.dest)
+    use = launch.last_use(opt.dest)
     if use is None:
-        if parsed.uncertain:
+        if launch.uncertain:
             return False, None
         if opt.default is None and opt.kind not in ("flag", "bool_optional"):
             return False, None  # SGLang decides it at start-up
@@ -319,11 +321,13 @@ def effective_value(parsed, opt: Option):
     return True, conv[0] if conv else None
 
 
-def evaluate(cond: Any, parsed) -> bool | None:
+def evaluate(cond: Any, ctx: RuleContext) -> bool | None:
+    """True or False when the launch settles `cond`, None when it is unknown."""
+    launch = ctx.launch
     if isinstance(cond, All):
         result: bool | None = True
         for c in cond.items:
-            v = evaluate(c, parsed)
+            v = evaluate(c, ctx)
             if v is False:
                 return False
             if v is None:
@@ -332,36 +336,35 @@ def evaluate(cond: Any, parsed) -> bool | None:
     if isinstance(cond, Any_):
         result = False
         for c in cond.items:
-            v = evaluate(c, parsed)
+            v = evaluate(c, ctx)
             if v is True:
                 return True
             if v is None:
                 result = None
         return result
     if isinstance(cond, Not):
-        v = evaluate(cond.item, parsed)
+        v = evaluate(cond.item, ctx)
         return None if v is None else not v
     if isinstance(cond, Present):
-        if parsed.uses_of(cond.option.dest):
+        if launch.uses_of(cond.option.dest):
             return True
-        return None if parsed.uncertain else False
+        return None if launch.uncertain else False
     if isinstance(cond, Gpu):
-        gpu = getattr(parsed, "gpu", None)
-        return None if gpu is None else gpu in cond.gens
+        return None if ctx.gpu is None else ctx.gpu in cond.gens
     if isinstance(cond, ValueTest):
-        value = compute(cond.expr, parsed)
+        value = compute(cond.expr, launch)
         if value is UNKNOWN:
             return None
-        target = compute(cond.target, parsed)
+        target = compute(cond.target, launch)
         if target is UNKNOWN and cond.target is not None:
             return None
         return _compare(cond.op, value, target)
-    known, value = effective_value(parsed, cond.option)
+    known, value = effective_value(launch, cond.option)
     if not known:
         return None
     target = cond.value
     if isinstance(target, Option):
-        known, target = effective_value(parsed, target)
+        known, target = effective_value(launch, target)
         if not known:
             return None
     return _compare(cond.op, value, target)
@@ -371,10 +374,10 @@ class _Unknown(Exception):
     pass
 
 
-def compute(expr: Any, parsed):
+def compute(expr: Any, launch: Written) -> Any:
     """The value of an expression for this launch, or UNKNOWN (None)."""
     try:
-        return _compute(expr, parsed)
+        return _compute(expr, launch)
     except _Unknown:
         return UNKNOWN
 
@@ -403,9 +406,9 @@ def _json_type(v) -> str:
     return "invalid"
 
 
-def _compute(expr: Any, parsed):
+def _compute(expr: Any, launch: Written) -> Any:
     if isinstance(expr, Ref):
-        known, value = effective_value(parsed, expr.option)
+        known, value = effective_value(launch, expr.option)
         if not known:
             raise _Unknown
         return value
@@ -413,7 +416,7 @@ def _compute(expr: Any, parsed):
         return expr
     name = expr.name
     if name in ("item", "get"):
-        base = _compute(expr.args[0], parsed)
+        base = _compute(expr.args[0], launch)
         key = expr.args[1]
         if name == "item":
             if not isinstance(base, (list, tuple)):
@@ -422,7 +425,7 @@ def _compute(expr: Any, parsed):
         if isinstance(base, dict):
             return base.get(key, MISSING)
         return MISSING if isinstance(base, (list, str, int, float, bool)) or base is None else INVALID
-    args = [_compute(a, parsed) for a in expr.args]
+    args = [_compute(a, launch) for a in expr.args]
     if name in ("mul", "add"):
         total = 1 if name == "mul" else 0
         for a in args:
@@ -540,12 +543,11 @@ class _Nothing:
     """A launch that writes no option: every value is the catalog default."""
 
     uncertain = False
-    gpu = None
 
-    def uses_of(self, dest):
+    def uses_of(self, dest: str) -> list[Use]:
         return []
 
-    def last_use(self, dest):
+    def last_use(self, dest: str) -> Use | None:
         return None
 
 
@@ -553,7 +555,7 @@ def is_false_when_nothing_written(cond) -> bool:
     """True when `cond` cannot hold for a launch that writes no option (with the GPU not
     said; unknowns never turn into a true result, so only writing options or naming the
     GPU can make it hold)."""
-    return evaluate(cond, _Nothing()) is not True
+    return evaluate(cond, RuleContext(_Nothing(), None)) is not True
 
 
 def mentions_gpu(cond) -> bool:
