@@ -187,8 +187,9 @@ class Reader:
                 continue
             if kind == "--":
                 for j in range(i + 1, n):
-                    if tokens[j].text is not None:
-                        problems.append(Problem("stray", j, tokens[j], written=tokens[j].text,
+                    word = tokens[j].text
+                    if word is not None:
+                        problems.append(Problem("stray", j, tokens[j], written=word,
                                                 detail="after --"))
                     else:
                         uncertain = True

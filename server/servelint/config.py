@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:
+    import tomli as tomllib
 
 from servelint.schema import BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap
 from servelint.settings import Settings

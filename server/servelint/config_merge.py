@@ -49,7 +49,8 @@ class MergedHost:
         return self.inner.remove(first, last)
 
 
-def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
+def merge_config(launch: Launch, doc_path: str | None,
+                 catalog: Catalog) -> tuple[Launch, list[Finding], ConfigFile | None]:
     """The launch as SGLang reads it when it names a config file: the file's words first,
     then the command line's (which therefore wins), as prepare_server_args does."""
     from servelint.extract.sglang_config import read_config_file
@@ -60,12 +61,12 @@ def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
     findings: list[Finding] = []
     for t in toks:
         if t.text and t.text.startswith("--config="):
-            value = t.text.split("=", 1)[1]
-            edit = launch.host.replace_words(t, t, ["--config", value])
+            named = t.text.split("=", 1)[1]
+            edit = launch.host.replace_words(t, t, ["--config", named])
             findings.append(CONFIG_EQUALS.finding(
                 f"SGLang reads a config file only when it is written as two words, --config "
-                f"{value}: with '{t.text}' the file is accepted and silently ignored",
-                t.span, fixes=[Fix(f"Write --config {value}", [edit], preferred=True)] if edit else []))
+                f"{named}: with '{t.text}' the file is accepted and silently ignored",
+                t.span, fixes=[Fix(f"Write --config {named}", [edit], preferred=True)] if edit else []))
     at = [i for i, t in enumerate(toks) if t.text == "--config"]
     if not at:
         return launch, findings, None
@@ -82,7 +83,7 @@ def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
     rest = toks[:i] + toks[i + 2:]
     unknown = Token(value.span, None, splat=True, raw=value.raw)
 
-    def merged_with(words):
+    def merged_with(words: list[Token]) -> Launch:
         return Launch(launch.kind, launch.entry, words, MergedHost(launch.host), launch.span,
                       launch.env, launch.anchor)
 
@@ -97,9 +98,9 @@ def merge_config(launch: Launch, doc_path: str | None, catalog: Catalog):
     if not os.path.isfile(full):
         # SGLang resolves the path from its working directory, which the file does not say.
         return merged_with([unknown] + rest), findings, None
-    loaded, problem = read_config_file(full, catalog)
-    if loaded is None:
-        findings.append(BAD_CONFIG.finding(problem, value.span))
+    loaded = read_config_file(full, catalog)
+    if isinstance(loaded, str):  # the reason it cannot be read
+        findings.append(BAD_CONFIG.finding(loaded, value.span))
         return merged_with([unknown] + rest), findings, None
     text, words, cfg_findings = loaded
     for f in cfg_findings:

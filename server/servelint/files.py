@@ -4,7 +4,7 @@ server alike (both import this module; it imports neither)."""
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Iterator, Sequence
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".eggs"}
@@ -44,7 +44,8 @@ def iter_workspace_files(root: str) -> Iterator[str]:
 WORKSPACE_HIDDEN_OK = {".github", ".servelint"}
 
 
-def read_text(path: str, explicit: bool, max_bytes: int, rule_packs: list[str] = ()) -> str | None:
+def read_text(path: str, explicit: bool, max_bytes: int,
+              rule_packs: Sequence[str] = ()) -> str | None:
     """A file's text for linting: None when it is not `explicit`ly named and servelint
     reads no format from it, or when it is binary; TooLarge beyond `max_bytes`; OSError
     with the path in its message when it cannot be read. Invalid UTF-8 is replaced."""

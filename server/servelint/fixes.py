@@ -20,11 +20,11 @@ def rename_option(launch: Launch, use_token: Token, written: str, name_span: Spa
     return launch.host.replace(use_token, new_name + rest)
 
 
-def remove_tokens(launch: Launch, first: int, last: int) -> Edit:
+def remove_tokens(launch: Launch, first: int, last: int) -> Edit | None:
     return launch.host.remove(launch.tokens[first], launch.tokens[last])
 
 
-def remove_use(launch: Launch, use: Use) -> Edit:
+def remove_use(launch: Launch, use: Use) -> Edit | None:
     return remove_tokens(launch, use.index, use.last_index)
 
 

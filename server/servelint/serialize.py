@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from servelint.model import Finding, LineIndex, Severity, Span
 
@@ -122,7 +122,7 @@ def result_diagnostics(result: LintResult, uri: str, version: int | None) -> lis
 
 def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> dict:
     """PublishDiagnosticsParams as lsprotocol would send them (no version: left out)."""
-    params = {"uri": uri, "diagnostics": diagnostics}
+    params: dict[str, Any] = {"uri": uri, "diagnostics": diagnostics}
     if version is not None:
         params["version"] = version
     return params

@@ -105,7 +105,7 @@ def workspace_trusted(init_options: Any) -> bool:
     inside `settings` or `servelint`): limited mode, no project files are read."""
     if not isinstance(init_options, dict):
         return True
-    levels = [init_options]
+    levels: list[Any] = [init_options]
     for outer in (init_options, init_options.get("settings")):
         if isinstance(outer, dict):
             levels += [outer.get("settings"), outer.get("servelint")]

@@ -61,6 +61,13 @@ _QUOTE_PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _INDENT = re.compile(r"[ \t]*")
 
 
+def _lead(raw: str, kind: _Line) -> str:
+    """A line's indentation (with its block quote markers when the line is quoted)."""
+    m = (_QUOTE_PREFIX if kind.quoted else _INDENT).match(raw)
+    assert m is not None  # both patterns match the empty string, so every line
+    return m.group(0)
+
+
 @dataclass
 class Code:
     text: str  # upper case, as matched against findings
@@ -124,8 +131,8 @@ class Suppressions:
     def _content(self, line: int, kind: _Line) -> tuple[str, int]:
         """The line without its indentation (and block quote markers), and where it starts."""
         raw = self.line_text(line)
-        m = (_QUOTE_PREFIX if kind.quoted else _INDENT).match(raw)
-        return raw[m.end():], m.end()
+        cut = len(_lead(raw, kind))
+        return raw[cut:], cut
 
     def is_comment(self, line: int) -> bool:
         kind = self.kind_of(line)
@@ -180,17 +187,19 @@ class Suppressions:
         if kind.html:
             close = self.text.rfind("-->", body_start, body_end)
             if close == -1:
-                return self._bad(Span(ls + cut, body_end), "this HTML comment is not closed on its "
-                                 "line: write <!-- servelint: disable-file=CODE -- reason -->")
+                self._bad(Span(ls + cut, body_end), "this HTML comment is not closed on its "
+                          "line: write <!-- servelint: disable-file=CODE -- reason -->")
+                return None
             body_end = close
         comment = Span(ls + cut, ls + len(self.line_text(line)))
         body = self.text[body_start:body_end]
         m = _BODY.match(body)
         if m is None or m.group(1).lower() not in KINDS or not m.group(2):
             word = m.group(1) if m else body.strip()[:20]
-            return self._bad(comment, f"servelint cannot read this comment ('{word}'): write "
-                             "'servelint: disable=CODE -- reason' above a launch or "
-                             "'servelint: disable-file=CODE -- reason'")
+            self._bad(comment, f"servelint cannot read this comment ('{word}'): write "
+                      "'servelint: disable=CODE -- reason' above a launch or "
+                      "'servelint: disable-file=CODE -- reason'")
+            return None
         directive = m.group(1).lower()
         rest_start = body_start + m.end()
         dash = self.text.find("--", rest_start, body_end)
@@ -199,8 +208,9 @@ class Suppressions:
         for cm in _CODE.finditer(self.text, rest_start, codes_stop):
             codes.append(Code(cm.group(0).upper(), cm.group(0), Span(cm.start(), cm.end())))
         if not codes:
-            return self._bad(comment, f"this suppression names no code: write "
-                             f"'servelint: {directive}=CODE -- reason' (CODE: SL002, or all)")
+            self._bad(comment, f"this suppression names no code: write "
+                      f"'servelint: {directive}=CODE -- reason' (CODE: SL002, or all)")
+            return None
         d = Directive(directive, line, comment, codes, codes[-1].span.end)
         if directive == "disable":
             if kind.html:
@@ -222,7 +232,6 @@ class Suppressions:
 
     def _bad(self, span: Span, message: str) -> None:
         self.problems.append(BAD_CHECK.finding(message, span))
-        return None
 
     # --- applying ---------------------------------------------------------------------
 
@@ -262,13 +271,13 @@ class Suppressions:
         out = []
         for f in findings:
             hits = _hits(file_codes, f.code)
-            n = f.launch_index
-            if n is None and starts:
+            owner = f.launch_index
+            if owner is None and starts:
                 k = bisect.bisect_right(starts, (f.span.start, len(launches))) - 1
                 if k >= 0 and _inside(f.span, launches[starts[k][1]].span):
-                    n = starts[k][1]
-            if n in launch_codes:
-                hits.extend(_hits(launch_codes[n], f.code))
+                    owner = starts[k][1]
+            if owner is not None and owner in launch_codes:
+                hits.extend(_hits(launch_codes[owner], f.code))
             if hits:
                 for c in hits:
                     c.used = True
@@ -345,12 +354,14 @@ class Suppressions:
                 key = (self.index.line_of(launches[n].anchor), f.code)
                 if key not in launch_actions:
                     launch_actions[key] = self._launch_action(key[0], f.code)
-                if launch_actions[key] is not None:
-                    f.fixes.append(launch_actions[key])
+                action = launch_actions[key]
+                if action is not None:
+                    f.fixes.append(action)
             if f.code not in file_actions:
                 file_actions[f.code] = self._file_action(f.code)
-            if file_actions[f.code] is not None:
-                f.fixes.append(file_actions[f.code])
+            action = file_actions[f.code]
+            if action is not None:
+                f.fixes.append(action)
 
     def _launch_action(self, line: int, code: str) -> Fix | None:
         kind = self.kind_of(line)
@@ -370,7 +381,7 @@ class Suppressions:
             return Fix(title, [Edit(Span(d.codes_end, d.codes_end), f",{code}")], safe=False)
         start = self.index.line_start(line)
         raw = self.line_text(line)
-        indent = (_QUOTE_PREFIX if kind.quoted else _INDENT).match(raw).group(0)
+        indent = _lead(raw, kind)
         new = f"{indent}{kind.marker} servelint: disable={code} -- {REASON}{self._newline(line)}"
         return Fix(title, [Edit(Span(start, start), new)], safe=False)
 
@@ -388,7 +399,7 @@ class Suppressions:
         if self.fmt == "markdown":
             new = f"<!-- servelint: disable-file={code} -- {REASON} -->{nl}"
         else:
-            new = f"{MARKERS[self.fmt]} servelint: disable-file={code} -- {REASON}{nl}"
+            new = f"{MARKERS[self.fmt or '']} servelint: disable-file={code} -- {REASON}{nl}"
         if start == len(self.text) and self.text and not self.text.endswith("\n"):
             new = nl + new.rstrip("\r\n")
         return Fix(title, [Edit(Span(start, start), new)], safe=False)

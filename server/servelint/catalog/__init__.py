@@ -112,7 +112,7 @@ class Catalog:
 @lru_cache(maxsize=4)
 def load_catalog(version: str = DEFAULT_VERSION) -> Catalog:
     name = f"sglang-{version}.json"
-    ref = resources.files("servelint.catalog").joinpath("data", name)
+    ref = resources.files("servelint.catalog") / "data" / name
     try:
         text = ref.read_text(encoding="utf-8")
     except FileNotFoundError as exc:

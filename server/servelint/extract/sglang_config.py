@@ -25,6 +25,7 @@ import re
 
 import yaml
 
+from servelint.catalog import Catalog
 from servelint.checks.bad_config_file import CHECK as BAD_CONFIG
 from servelint.checks.config_unsupported import CHECK as UNSUPPORTED
 from servelint.extract.common import ExtractResult, empty
@@ -179,6 +180,14 @@ def _word(node, value: str, text: str, origin: str | None) -> Token:
 # --- editing a config file ------------------------------------------------------------------
 
 
+def _indent(text: str, start: int) -> str:
+    """The blanks at `start` (a line's indentation)."""
+    end = start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return text[start:end]
+
+
 class ConfigHost:
     """Edits of a config file: an option is a `key: value` line."""
 
@@ -194,7 +203,7 @@ class ConfigHost:
     def _is_key(self, token: Token) -> bool:
         return id(token) in self.keys
 
-    def quote(self, value: str) -> str | None:
+    def quote(self, value: str) -> str:
         if _SAFE_PLAIN.match(value) and not value.endswith(":") and ": " not in value:
             loaded = yaml.safe_load(value)
             if str(loaded) == value or (isinstance(loaded, (int, float)) and not isinstance(loaded, bool)):
@@ -241,7 +250,7 @@ class ConfigHost:
         line = self.index.line_of(max(token.span.end - 1, token.span.start))
         end = self.index.line_end(line)
         key_line_start = self.index.line_start(self.index.line_of(token.span.start))
-        indent = re.match(r"[ \t]*", self.text[key_line_start:]).group(0)
+        indent = _indent(self.text, key_line_start)
         new = "".join(f"\n{indent}{l}" for l in self._entry(words))
         return Edit(Span(end, end), new)
 
@@ -274,22 +283,23 @@ def _extract(text: str, index: LineIndex, path: str | None, settings) -> Extract
     return result
 
 
-def read_config_file(path: str, catalog):
-    """The words of a config file named by `--config`, or a reason it cannot be read."""
+def read_config_file(path: str, catalog: Catalog) -> tuple[str, list[Token], list[Finding]] | str:
+    """The text, words and findings of a config file named by `--config`, or the reason
+    it cannot be read."""
     if not path.lower().endswith((".yaml", ".yml")):
-        return None, f"Config file must be YAML format, got: {os.path.splitext(path)[1]}"
+        return f"Config file must be YAML format, got: {os.path.splitext(path)[1]}"
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except FileNotFoundError:
-        return None, f"Config file not found: {path}"
+        return f"Config file not found: {path}"
     except (OSError, UnicodeDecodeError) as exc:
-        return None, f"cannot read the config file {path}: {exc}"
+        return f"cannot read the config file {path}: {exc}"
     tokens, findings = config_tokens(text, catalog, origin=path)
     fatal = [f for f in findings if f.code == BAD_CONFIG.code]
     if fatal:
-        return None, f"{path}: {fatal[0].message}"
-    return (text, tokens, findings), None
+        return f"{path}: {fatal[0].message}"
+    return text, tokens, findings
 
 
 def _format():

@@ -29,7 +29,9 @@ from servelint.catalog import Catalog, Option
 from servelint.model import Severity
 from servelint.rules.condition import ConditionError, options_of, parse_condition
 
-SEED_FIELDS = {
+# field -> the type (or types) its value must have
+FieldTypes = dict[str, "type | tuple[type, ...]"]
+SEED_FIELDS: FieldTypes = {
     "id": str, "repo": str, "slug": str, "errorCode": (str, type(None)), "errorMessage": str,
     "messagePattern": (str, type(None)), "errorType": (str, type(None)),
     "errorClass": (str, type(None)), "httpStatus": (int, type(None)), "severity": str,
@@ -43,7 +45,7 @@ SEED_FIELDS = {
     "preventionTips": list, "tags": list, "backgroundTag": (str, type(None)),
     "analyzedSha": (str, type(None)), "analyzedAt": (str, type(None)), "schemaVersion": int,
 }
-MACHINE_FIELDS = {
+MACHINE_FIELDS: FieldTypes = {
     "code": str, "condition": dict, "fixes": list, "appliesTo": (dict, str, list),
     "examples": dict, "messageTemplate": str, "docsUrl": str,
 }
@@ -137,6 +139,7 @@ def version_matches(spec: Any, version: str) -> bool:
         if not part:
             continue
         m = re.match(r"^(>=|<=|==|!=|>|<)?\s*(.+)$", part)
+        assert m is not None  # `.+` matches any part that is not empty
         op, target = m.group(1) or "==", _vtuple(m.group(2))
         ok = {">=": v >= target, "<=": v <= target, "==": v == target, "!=": v != target,
               ">": v > target, "<": v < target}[op]
@@ -407,13 +410,14 @@ def load_pack_file(path: str, catalog: Catalog) -> LoadedPack:
     return load_pack_text(text, path, catalog)
 
 
-_file_cache: dict[tuple, LoadedPack] = {}
+_file_cache: dict[tuple[str, int | None, int | None, str], LoadedPack] = {}
 
 
 def load_pack_cached(path: str, catalog: Catalog) -> LoadedPack:
     try:
         st = os.stat(path)
-        key = (path, st.st_mtime_ns, st.st_size, catalog.version)
+        key: tuple[str, int | None, int | None, str] = (path, st.st_mtime_ns, st.st_size,
+                                                        catalog.version)
     except OSError:
         key = (path, None, None, catalog.version)
     pack = _file_cache.get(key)
@@ -455,7 +459,7 @@ def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
     for name in sorted(data):
         # The pack's data is given directly; positions (only needed for problems) come
         # from the YAML source when a bundled record is ever broken.
-        source = resources.files("servelint.rules").joinpath("packs", name)
+        source = resources.files("servelint.rules") / "packs" / name
         packs.append(load_pack_data(data[name], lambda s=source: s.read_text(encoding="utf-8"),
                                     f"{BUNDLED_SOURCE}{name}", catalog))
     return tuple(packs)

@@ -309,8 +309,8 @@ def effective_value(launch: Written, opt: Option) -> tuple[bool, Any]:
     values = use.values
     if written.kind == "optional" and not values:
         return True, None
-    texts = [v.text for v in values]
-    if any(t is None for t in texts):
+    texts = [v.text for v in values if v.text is not None]
+    if len(texts) < len(values):  # a value the file does not fix
         return False, None
     try:
         conv = [convert(written.type, t) for t in texts]
@@ -477,7 +477,8 @@ def _compute(expr: Any, launch: Written) -> Any:
     if name == "types":
         return [_json_type(x) for x in arg]
     if name == "duplicates":
-        seen, dup = [], 0
+        seen: list[Any] = []
+        dup = 0
         for x in arg:
             if any(_same(x, y) for y in seen):
                 dup += 1
@@ -579,8 +580,8 @@ def trigger_key(cond) -> set[str] | None:
                 best = k
         return best if best is not None else {o.dest for o in options_of(cond)}
     if isinstance(cond, Any_):
-        keys = [trigger_key(item) for item in cond.items]
-        if any(k is None for k in keys):
+        keys = [k for k in (trigger_key(item) for item in cond.items) if k is not None]
+        if len(keys) < len(cond.items):  # an item that may hold with nothing written
             return {o.dest for o in options_of(cond)}
         return set().union(*keys)
     return {o.dest for o in options_of(cond)}

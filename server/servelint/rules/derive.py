@@ -94,7 +94,7 @@ def derive(rec: dict, catalog: Catalog):
     after = read_args(sections["after"], catalog, "after")
     if not before:
         raise ConditionError("exampleFix: the before line names no option")
-    items = []
+    items: list[Compare | Present] = []
     for dest, (opt, written, values, matched) in before.items():
         name = opt.name
         if opt.kind == "bool_optional":
