@@ -314,13 +314,13 @@ def _complete_in_launch(text: str, offset: int, launch: Launch,
             name = word[:eq]
             if not _OPTION_WORD.fullmatch(name):
                 return None
-            kind, opt, _, _, _ = reader.classify(name)
-            if kind != "O" or opt is None or not opt.takes_value:
+            kind, named, _, _, _ = reader.classify(name)
+            if kind != "O" or named is None or not named.takes_value:
                 return None
             region = _unquoted(text, Span(inner.start + eq + 1, inner.end), offset)
             if region is None:
                 return None
-            return _value_candidates(opt, [], region) or None
+            return _value_candidates(named, [], region) or None
         name_end = inner.start + eq if eq >= 0 else inner.end
         if not _OPTION_WORD.fullmatch(text[inner.start:name_end]):
             return None
@@ -447,6 +447,13 @@ def _config_key_for(catalog: Catalog, key: str) -> Option | None:
     return catalog.lookup("--" + key)
 
 
+def _key_part(text: str, offset: int) -> str:
+    """The part of a config key at `offset` (possibly empty)."""
+    m = _CONFIG_KEY_PART.match(text, offset)
+    assert m is not None  # the pattern matches the empty string
+    return m.group(0)
+
+
 def _complete_config(text: str, offset: int, catalog: Catalog) -> list[Candidate] | None:
     line_start = text.rfind("\n", 0, offset) + 1
     line_end = text.find("\n", offset)
@@ -454,13 +461,13 @@ def _complete_config(text: str, offset: int, catalog: Catalog) -> list[Candidate
     before = text[line_start:offset]
     if _CONFIG_KEY_PART.fullmatch(before):
         # A top-level key being written (indented lines belong to a value).
-        key_end = _CONFIG_KEY_PART.match(text, offset).end()
+        key_end = offset + len(_key_part(text, offset))
         has_colon = text[key_end:line_end].lstrip(" \t").startswith(":")
         present = set()
-        for m in _CONFIG_KEY_LINE.finditer(text):
-            if m.start() == line_start:
+        for km in _CONFIG_KEY_LINE.finditer(text):
+            if km.start() == line_start:
                 continue
-            opt = _config_key_for(catalog, m.group(1))
+            opt = _config_key_for(catalog, km.group(1))
             if opt is not None:
                 present.add(opt.dest)
         replace = Span(line_start, key_end)

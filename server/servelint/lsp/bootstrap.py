@@ -100,7 +100,7 @@ class DropReply:
     of each notification the bootstrap already sent (the replayed `didOpen` makes pygls
     publish the same diagnostics again)."""
 
-    def __init__(self, stream, request_id, sent: list[dict] = ()):
+    def __init__(self, stream, request_id, sent: list[dict] | tuple[dict, ...] = ()):
         self.stream = stream
         self.request_id = request_id
         self.sent = list(sent)

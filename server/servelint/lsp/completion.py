@@ -106,12 +106,18 @@ def _shared_item(c: Candidate, lazy: bool = False) -> lsp.CompletionItem:
     return item
 
 
+def _completion_capabilities(
+        capabilities: lsp.ClientCapabilities | None) -> lsp.CompletionClientCapabilities | None:
+    text_document = capabilities.text_document if capabilities is not None else None
+    return text_document.completion if text_document is not None else None
+
+
 def supports_lazy_documentation(capabilities: lsp.ClientCapabilities | None) -> bool:
-    try:
-        props = capabilities.text_document.completion.completion_item.resolve_support.properties
-    except AttributeError:
-        return False
-    return bool(props) and "documentation" in props
+    completion = _completion_capabilities(capabilities)
+    item = completion.completion_item if completion is not None else None
+    resolve_support = item.resolve_support if item is not None else None
+    props = resolve_support.properties if resolve_support is not None else None
+    return props is not None and "documentation" in props
 
 
 def resolve(item: lsp.CompletionItem) -> lsp.CompletionItem:
@@ -132,11 +138,10 @@ def to_range(index: LineIndex, start: int, end: int) -> lsp.Range:
 
 
 def supports_edit_range_default(capabilities: lsp.ClientCapabilities | None) -> bool:
-    try:
-        defaults = capabilities.text_document.completion.completion_list.item_defaults
-    except AttributeError:
-        return False
-    return bool(defaults) and "editRange" in defaults
+    completion = _completion_capabilities(capabilities)
+    completion_list = completion.completion_list if completion is not None else None
+    defaults = completion_list.item_defaults if completion_list is not None else None
+    return defaults is not None and "editRange" in defaults
 
 
 def to_completion_list(candidates: list[Candidate] | None, index: LineIndex,

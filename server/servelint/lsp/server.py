@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -92,7 +93,7 @@ class ServelintServer(LanguageServer):
         self.show_level = NOTIFY_LEVELS[settings.show_notifications]
         return settings
 
-    def apply_settings(self, raw, folders: dict[str, object] | None = None) -> None:
+    def apply_settings(self, raw: object, folders: Mapping[str, object] | None = None) -> None:
         """Take the editor's settings: initializationOptions first, then whatever the
         client sends or answers later, key by key on top of them. `folders`: each
         workspace folder's own answer (multi-root workspaces)."""
@@ -115,8 +116,8 @@ class ServelintServer(LanguageServer):
         each workspace folder (scopeUri: the folder); False when it cannot answer."""
         if not self.client_pulls_configuration():
             return False
-        folders = [(f.uri, file_path(f.uri)) for f in self.workspace.folders.values()]
-        folders = [(uri, os.path.abspath(path)) for uri, path in folders if path]
+        named = [(f.uri, file_path(f.uri)) for f in self.workspace.folders.values()]
+        folders = [(uri, os.path.abspath(path)) for uri, path in named if path]
         items = [lsp.ConfigurationItem(section="servelint")] + [
             lsp.ConfigurationItem(scope_uri=uri, section="servelint") for uri, _ in folders]
         try:
@@ -339,8 +340,7 @@ class ServelintServer(LanguageServer):
     # --- the whole workspace ------------------------------------------------------
 
     def workspace_roots(self) -> list[str]:
-        roots = [file_path(f.uri) for f in self.workspace.folders.values()]
-        roots = [r for r in roots if r]
+        roots = [r for r in (file_path(f.uri) for f in self.workspace.folders.values()) if r]
         if not roots and self.workspace.root_path:
             roots = [self.workspace.root_path]
         return list(dict.fromkeys(os.path.abspath(r) for r in roots))
@@ -360,17 +360,18 @@ class ServelintServer(LanguageServer):
         files = await loop.run_in_executor(
             self.executor, lambda: [p for r in roots for p in iter_workspace_files(r)])
         open_docs = {}
-        for uri in list(self.docs):
-            path = None if is_cell_uri(uri) else file_path(uri)  # a cell is not its notebook
+        for doc_uri in list(self.docs):
+            path = None if is_cell_uri(doc_uri) else file_path(doc_uri)  # a cell is not its notebook
             if path:
-                open_docs[os.path.abspath(path)] = uri
+                open_docs[os.path.abspath(path)] = doc_uri
         nfiles = nfindings = too_large = 0
-        published = set()
+        published: set[str] = set()
         for path in files:
             path = os.path.abspath(path)
             settings = self.settings_for_path(path)
             uri = open_docs.get(path)
-            text = language = None
+            text: str | None = None
+            language: str | None = None
             if uri is not None and uri in self.docs:
                 doc = self.workspace.get_text_document(uri)
                 text, language = doc.source, doc.language_id
@@ -480,8 +481,7 @@ async def on_config(ls: ServelintServer, params: lsp.DidChangeConfigurationParam
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def on_watched_files(ls: ServelintServer, params: lsp.DidChangeWatchedFilesParams):
-    paths = [file_path(c.uri) for c in params.changes]
-    paths = [p for p in paths if p]
+    paths = [p for p in (file_path(c.uri) for c in params.changes) if p]
     if any(os.path.basename(p) in config.CONFIG_NAMES for p in paths):
         ls.config_files_changed([p for p in paths if os.path.basename(p) in config.CONFIG_NAMES])
     elif any(is_pack_path(p) for p in paths):
