@@ -59,6 +59,7 @@ class Instruction:
         # (line number, content start, content end, continued)
         self.parts: list[tuple[int, int, int, bool]] = []
         self.heredocs: list[tuple[int, int, str]] = []  # body start, body end, delimiter
+        self.next: Instruction | None = None  # CMD, ENTRYPOINT: the instruction after it
 
 
 def _lines(text: str) -> list[Line]:
@@ -593,7 +594,7 @@ class _Reader:
             ex = self.exec_tokens(entry)
             if ex is None:  # shell form: CMD is ignored
                 if "sglang" in text_of(entry):
-                    self.shell_form(entry, env, False, getattr(entry, "next", None))
+                    self.shell_form(entry, env, False, entry.next)
                 return
             tokens, host, keys, arr, table = ex
             parts = [(host, keys)]
@@ -629,7 +630,7 @@ class _Reader:
         env = self.env(stage, cmd.first)
         ex = self.exec_tokens(cmd)
         if ex is None:
-            self.shell_form(cmd, env, False, getattr(cmd, "next", None))
+            self.shell_form(cmd, env, False, cmd.next)
             return
         tokens, host, keys, arr, table = ex
         k = self.launch(tokens, host, cmd, env)

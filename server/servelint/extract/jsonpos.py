@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from servelint.model import Edit, Finding, Host, LineIndex, Span, Token, write_all
 
@@ -48,9 +49,6 @@ class Node:
         return Span(self.start, self.end)
 
 
-_UNSET = object()
-
-
 class JString(Node):
     """A string literal. `value` is the decoded text, or None when an escape is invalid.
     `starts[i]`/`ends[i]` are the document offsets of decoded character i's source text;
@@ -58,16 +56,17 @@ class JString(Node):
     broken string). The value and the tables are computed when first asked for, so the
     large strings of a notebook's outputs cost one scan."""
 
-    __slots__ = ("_doc", "content_end", "closed", "_value", "_starts", "_ends")
+    __slots__ = ("_doc", "content_end", "closed", "_value", "_value_known", "_starts", "_ends")
 
     def __init__(self, start: int, end: int, doc: str, content_end: int, closed: bool = True):
         super().__init__(start, end)
         self._doc = doc
         self.content_end = content_end
         self.closed = closed
-        self._value = _UNSET
-        self._starts = None
-        self._ends = None
+        self._value: str | None = None
+        self._value_known = False
+        self._starts: list[int] | None = None
+        self._ends: list[int] | None = None
 
     @property
     def content(self) -> Span:
@@ -75,32 +74,36 @@ class JString(Node):
 
     @property
     def value(self) -> str | None:
-        if self._value is _UNSET:
+        if not self._value_known:
             raw = self._doc[self.start + 1:self.content_end]
             if "\\" not in raw:
                 self._value = raw
             elif self.closed:
                 try:
-                    self._value = json.decoder.scanstring(self._doc, self.start + 1, False)[0]
+                    # typeshed leaves out json.decoder.scanstring, which every CPython has
+                    self._value = json.decoder.scanstring(  # type: ignore[attr-defined]
+                        self._doc, self.start + 1, False)[0]
                 except ValueError:
                     self._value = None
             else:
                 self._decode()
+            self._value_known = True
         return self._value
 
     @property
     def starts(self) -> list[int]:
-        if self._starts is None:
-            self._decode()
-        return self._starts
+        return self._tables()[0]
 
     @property
     def ends(self) -> list[int]:
-        if self._ends is None:
-            self._decode()
-        return self._ends
+        return self._tables()[1]
 
-    def _decode(self) -> None:
+    def _tables(self) -> tuple[list[int], list[int]]:
+        if self._starts is None or self._ends is None:
+            return self._decode()
+        return self._starts, self._ends
+
+    def _decode(self) -> tuple[list[int], list[int]]:
         t = self._doc
         i, n = self.start + 1, self.content_end
         chars: list[str] = []
@@ -139,8 +142,10 @@ class JString(Node):
             i = end
         starts.append(n)
         self._starts, self._ends = starts, ends
-        if self._value is _UNSET:
+        if not self._value_known:
             self._value = "".join(chars) if ok else None
+            self._value_known = True
+        return starts, ends
 
 
 @dataclass(eq=False)
@@ -212,7 +217,9 @@ class _Parser:
         while i < n:
             c = t[i]
             if c in " \t\r\n\ufeff":
-                i = ws(t, i).end()
+                m = ws(t, i)
+                assert m is not None  # t[i] is a blank
+                i = m.end()
             elif c == "/" and i + 1 < n and t[i + 1] == "/":
                 j = t.find("\n", i)
                 i = n if j < 0 else j
@@ -484,8 +491,8 @@ def remove_elements(text: str, index: LineIndex, arr: JArray, i: int, j: int) ->
     c = arr.commas[j]
     end = c + 1 if c is not None else e
     rest_blank = not text[end:index.line_end(index.line_of(end))].strip()
-    if i > 0 and arr.commas[i - 1] is not None:
-        pc = arr.commas[i - 1]
+    pc = arr.commas[i - 1] if i > 0 else None
+    if pc is not None:
         between = text[pc + 1:s]
         if not between.strip():
             return Edit(Span(pc, end), "")
@@ -516,10 +523,11 @@ class InnerText:
     starts: list[int]
     ends: list[int]
     pieces: list[tuple[int, int]] = field(default_factory=list)
-    remove_pieces: object = None
+    remove_pieces: Callable[[int, int], Edit] | None = None
 
     @classmethod
-    def of_strings(cls, strings: list[JString], remove_pieces=None) -> "InnerText | None":
+    def of_strings(cls, strings: list[JString],
+                   remove_pieces: Callable[[int, int], Edit] | None = None) -> InnerText | None:
         chars: list[str] = []
         starts: list[int] = []
         ends: list[int] = []

@@ -261,7 +261,9 @@ MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".mdx"}
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
     if language_id in ("markdown", "mdx"):
         return True
-    return bool(path) and os.path.splitext(path)[1].lower() in MD_SUFFIXES
+    if not path:
+        return False
+    return os.path.splitext(path)[1].lower() in MD_SUFFIXES
 
 
 def _extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:

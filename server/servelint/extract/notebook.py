@@ -60,8 +60,9 @@ def is_cell(path: str | None, language_id: str | None, text: str) -> bool:
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
     if language_id in ("jupyter", "ipynb"):
         return True
-    return (bool(path) and os.path.basename(path).lower().endswith(".ipynb")
-            and not is_cell(path, language_id, text))
+    if not path:
+        return False
+    return os.path.basename(path).lower().endswith(".ipynb") and not is_cell(path, language_id, text)
 
 
 # --- the cell's text -----------------------------------------------------------------------
@@ -253,7 +254,7 @@ def _kernel(root: JObject) -> str:
 
 def _cells(root: JObject) -> list[JObject]:
     cells = root.get("cells")
-    out = []
+    out: list[JObject] = []
     if isinstance(cells, JArray):
         out.extend(c for c in cells.elements if isinstance(c, JObject))
     sheets = root.get("worksheets")  # nbformat 3
@@ -278,10 +279,11 @@ def _source(cell: JObject, text: str, index: LineIndex) -> InnerText | None:
     if isinstance(src, JString):
         return InnerText.of_strings([src]) if src.value else None
     if isinstance(src, JArray) and src.elements:
-        if not all(isinstance(e, JString) for e in src.elements):
+        array = src
+        strings = [e for e in array.elements if isinstance(e, JString)]
+        if len(strings) < len(array.elements):
             return None
-        return InnerText.of_strings(src.elements,
-                                    lambda i, j, a=src: remove_elements(text, index, a, i, j))
+        return InnerText.of_strings(strings, lambda i, j: remove_elements(text, index, array, i, j))
     return None
 
 

@@ -44,7 +44,7 @@ import re
 import unicodedata
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from servelint.checks.stray_argument import CHECK as STRAY
 from servelint.checks.unknown_option import CHECK as UNKNOWN
@@ -250,25 +250,25 @@ def decode_literals(text: str, parts: list[Lit], out: Decoded | None = None) -> 
                 i += n
                 continue
             if c == "\\" and not raw and i + 1 < end:
-                n = text[i + 1]
-                if n == "\n":
+                e = text[i + 1]
+                if e == "\n":
                     i += 2
                     continue
-                if n == "\r":
+                if e == "\r":
                     i += 3 if text.startswith("\r\n", i + 1) else 2
                     continue
-                if n in _SIMPLE_ESCAPES:
-                    out.add(_SIMPLE_ESCAPES[n], i, i + 2)
+                if e in _SIMPLE_ESCAPES:
+                    out.add(_SIMPLE_ESCAPES[e], i, i + 2)
                     i += 2
                     continue
-                if n in "01234567":
+                if e in "01234567":
                     j = i + 1
                     while j < min(i + 4, end) and text[j] in "01234567":
                         j += 1
                     out.add(chr(int(text[i + 1:j], 8)), i, j)
                     i = j
                     continue
-                width = {"x": 2, "u": 4, "U": 8}.get(n)
+                width = {"x": 2, "u": 4, "U": 8}.get(e)
                 if width:
                     digits = text[i + 2:i + 2 + width]
                     try:
@@ -279,7 +279,7 @@ def decode_literals(text: str, parts: list[Lit], out: Decoded | None = None) -> 
                         continue
                     i += 2 + width
                     continue
-                if n == "N" and text.startswith("{", i + 2):
+                if e == "N" and text.startswith("{", i + 2):
                     close = text.find("}", i + 3, end)
                     if close > 0:
                         try:
@@ -799,34 +799,33 @@ class _Extractor:
                 elif isinstance(v, AST):
                     parents[id(v)] = node
                     stack.append(v)
-            t = type(node)
-            if t is Call:
+            if isinstance(node, Call):
                 calls.append(node)
-            elif t is BinOp:
+            elif isinstance(node, BinOp):
                 binops.append(node)
-            elif t is List or t is Tuple:
+            elif isinstance(node, (List, Tuple)):
                 lists.append(node)
-            elif t is Assign:
+            elif isinstance(node, Assign):
                 for tg in node.targets:
-                    if type(tg) is Name:
+                    if isinstance(tg, Name):
                         self.assigned.setdefault(tg.id, []).append((node.value, node))
-            elif t is Import:
+            elif isinstance(node, Import):
                 for a in node.names:
                     if a.asname:
                         self.aliases[a.asname] = a.name
                     else:
                         top = a.name.split(".")[0]
                         self.aliases.setdefault(top, top)
-            elif t is ImportFrom:
+            elif isinstance(node, ImportFrom):
                 if node.module and not node.level:
                     for a in node.names:
                         if a.name != "*":
                             self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-            elif t is AnnAssign:
-                if type(node.target) is Name:
+            elif isinstance(node, AnnAssign):
+                if isinstance(node.target, Name):
                     self.assigned.setdefault(node.target.id, []).append((node.value, node))
-            elif t is AugAssign:
-                if type(node.target) is Name:
+            elif isinstance(node, AugAssign):
+                if isinstance(node.target, Name):
                     self.augmented.add(node.target.id)
 
     def dotted(self, func) -> str | None:
@@ -874,7 +873,7 @@ class _Extractor:
                                                  ast.Module, ast.ClassDef, ast.Lambda)):
                 return node
 
-    def mutations(self, name: str, stmt) -> list:
+    def mutations(self, name: str, stmt) -> list[tuple[str, ast.expr, bool, ast.stmt]]:
         """Changes of list `name` after its assignment in the same function: pieces
         (kind, node, conditional) in source order. kind: list | item | splat."""
         scope = self._scope(stmt)
@@ -882,7 +881,7 @@ class _Extractor:
             return []
         home = self._block(stmt)
         start = (stmt.end_lineno, stmt.end_col_offset)
-        out = []
+        out: list[tuple[str, ast.expr, bool, ast.stmt]] = []
         stack = [scope]
         found = []
         while stack:
@@ -928,8 +927,8 @@ class _Extractor:
         if isinstance(node, ast.Constant) and dec.value != node.value:
             return None  # never a wrong position
         if isinstance(node, ast.JoinedStr):
-            expected = "".join(v.value if isinstance(v, ast.Constant) else FIELD
-                               for v in node.values)
+            expected = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                               else FIELD for v in node.values)
             if dec.value != expected:
                 return None
         return dec
@@ -1017,7 +1016,7 @@ class _Extractor:
         self.done.add(id(node))
         self.argv_pieces(pieces, span_node or node, frags)
 
-    def argv_pieces(self, pieces: list, span_node, frags: list = ()) -> None:
+    def argv_pieces(self, pieces: list, span_node, frags: Sequence[tuple[ast.stmt, list]] = ()) -> None:
         host = PyArgvHost(self.ctx)
         tokens, nodes = self.piece_tokens(pieces, host)
         launch = self.launch_from_words(tokens, nodes, host, span_node)
@@ -1055,7 +1054,8 @@ class _Extractor:
                 nodes.append(None)
         return tokens, nodes
 
-    def launch_from_words(self, tokens: list[Token], nodes: list, host, span_node) -> None:
+    def launch_from_words(self, tokens: list[Token], nodes: list, host: Host,
+                          span_node) -> Launch | None:
         ctx = self.ctx
         s, e = ctx.src.span(span_node)
         entry = find_entry(tokens)
@@ -1065,7 +1065,7 @@ class _Extractor:
                 self.shell(nodes[k])
             return None
         kind, at = entry
-        env = {}
+        env: dict[str, str | None] = {}
         for t in tokens[:at]:
             if t.text and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", t.text):
                 key, val = t.text.split("=", 1)
@@ -1147,9 +1147,9 @@ class _Extractor:
         for launch in found.launches:
             launch.anchor = anchor  # above the statement, not inside the string
             for tok in [launch.entry] + launch.tokens:
-                k = back.get(tok.span.end)
-                if k is not None and k > 0 and tok.span.end > tok.span.start:
-                    tok.span = Span(tok.span.start, max(tok.span.start, doc_ends[k - 1]))
+                char = back.get(tok.span.end)
+                if char is not None and char > 0 and tok.span.end > tok.span.start:
+                    tok.span = Span(tok.span.start, max(tok.span.start, doc_ends[char - 1]))
                 if tok.text is not None and any(tok.span.overlaps(f) for f in fields):
                     tok.text = None  # a field inside quotes: still unknown
             if len(dec.parts) > 1 and len({(p.quote, "".join(sorted(p.prefix.replace("u", "")))) for p in dec.parts}) > 1:
@@ -1188,7 +1188,7 @@ class _Extractor:
             nodes.append(None)
             i = j
         # Leading KEY=VALUE words are the environment (execute_shell_command).
-        env = {}
+        env: dict[str, str | None] = {}
         k = 0
         while k < len(tokens):
             t = tokens[k].text
@@ -1511,6 +1511,8 @@ class _Extractor:
 
     def split_call(self, call: ast.Call) -> None:
         """`"python -m sglang.launch_server ...".split()`: whitespace words."""
+        if not isinstance(call.func, ast.Attribute):
+            return
         base = call.func.value
         target = self.resolve(base)
         if isinstance(target, (ast.Constant, ast.JoinedStr)):

@@ -242,25 +242,27 @@ def make_token(node, src: Source) -> Token:
         raw = src.node_text(node)
         return Token(src.span(node), raw[1:-1], "", False, raw)
     pieces = _pieces(node, src)
-    known = all(p.text is not None for p in pieces)
     prefix = ""
+    known = True
     for p in pieces:
         if p.text is None:
+            known = False
             break
         prefix += p.text
     splat = any(p.splat for p in pieces)
     raw = src.node_text(node)
-    if known:
-        return Token(src.span(node), "".join(p.text for p in pieces), prefix="", raw=raw)
+    if known:  # every piece is known: the prefix is the whole word
+        return Token(src.span(node), prefix, prefix="", raw=raw)
     # A lone unquoted expansion may be any number of words; one glued to literal text
     # (`--tp=$TP`, `"$MODEL"`) is exactly one word, unless it expands an array.
     lone = len(pieces) == 1
     return Token(src.span(node), None, prefix=prefix, splat=splat and (lone or "@" in raw or "*" in raw), raw=raw)
 
 
-def command_words(node) -> tuple[list, list]:
+def command_words(node: tree_sitter.Node) -> tuple[list[tree_sitter.Node], list[tree_sitter.Node]]:
     """The argument-like children of a `command` node, and its prefix assignments."""
-    words, assigns = [], []
+    words: list[tree_sitter.Node] = []
+    assigns: list[tree_sitter.Node] = []
     for child in node.children:
         t = child.type
         if t == "command_name":
@@ -606,9 +608,9 @@ def _nested(word, src: Source, host: ShellHost, result: ShellResult, depth: int)
     result.findings.extend(nested.findings)
 
 
-def orphan_words(node) -> list:
+def orphan_words(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """Every word of a command cut off from a launch, `--x=1` assignments included."""
-    out = []
+    out: list[tree_sitter.Node] = []
     for child in node.children:
         t = child.type
         if t == "command_name":

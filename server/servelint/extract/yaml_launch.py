@@ -28,6 +28,7 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import yaml
 
@@ -37,10 +38,20 @@ from servelint.extract.common import (ExtractResult, ReadOnlyHost, launch_from_t
 from servelint.extract.shell import remove_words
 from servelint.model import Edit, LineIndex, Span, Token, write_all
 
+_LOADER: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:
     _LOADER = yaml.CSafeLoader
 except AttributeError:  # PyYAML without libyaml
     _LOADER = yaml.SafeLoader
+
+
+class _Mark(Protocol):  # yaml.Mark, or libyaml's
+    index: int
+
+
+def _at(mark: _Mark | None) -> int:
+    assert mark is not None  # the parser marks every event
+    return mark.index
 
 _DOC_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 # A template action on one line, or a (possibly multi-line) template comment.
@@ -132,27 +143,26 @@ def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
 
     try:
         for ev in yaml.parse(text, Loader=_LOADER):
-            cls = type(ev)
-            if cls is yaml.ScalarEvent:
-                node = Node("scalar", base + ev.start_mark.index, base + ev.end_mark.index,
+            if isinstance(ev, yaml.ScalarEvent):
+                node = Node("scalar", base + _at(ev.start_mark), base + _at(ev.end_mark),
                             ev.value, ev.style or "")
                 if ev.anchor:
                     anchors[ev.anchor] = node
                 add(node)
-            elif cls is yaml.SequenceStartEvent or cls is yaml.MappingStartEvent:
-                kind = "seq" if cls is yaml.SequenceStartEvent else "map"
-                node = Node(kind, base + ev.start_mark.index, base + ev.end_mark.index,
+            elif isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                kind = "seq" if isinstance(ev, yaml.SequenceStartEvent) else "map"
+                node = Node(kind, base + _at(ev.start_mark), base + _at(ev.end_mark),
                             flow=bool(ev.flow_style))
                 if ev.anchor:
                     anchors[ev.anchor] = node
                 add(node)
                 stack.append(node)
-            elif cls is yaml.SequenceEndEvent or cls is yaml.MappingEndEvent:
+            elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 node = stack.pop()
-                node.end = base + ev.end_mark.index
-            elif cls is yaml.AliasEvent:
-                node = Node("alias", base + ev.start_mark.index, base + ev.end_mark.index)
-                node.target = anchors.get(ev.anchor)
+                node.end = base + _at(ev.end_mark)
+            elif isinstance(ev, yaml.AliasEvent):
+                node = Node("alias", base + _at(ev.start_mark), base + _at(ev.end_mark))
+                node.target = anchors.get(ev.anchor) if ev.anchor is not None else None
                 add(node)
     except yaml.YAMLError as exc:
         error = exc
@@ -525,11 +535,12 @@ class YamlHost:
             return None
         # Words from several lists (compose entrypoint + command): one edit that keeps
         # the text between the lists.
-        pieces = [self._remove_in(pa, ja, len(pa.spans) - 1)]
+        removals = [self._remove_in(pa, ja, len(pa.spans) - 1)]
         for k in range(ia + 1, ib):
-            pieces.append(self._remove_in(self.parts[k], 0, len(self.parts[k].spans) - 1))
-        pieces.append(self._remove_in(pb, 0, jb))
-        if any(p is None for p in pieces):
+            removals.append(self._remove_in(self.parts[k], 0, len(self.parts[k].spans) - 1))
+        removals.append(self._remove_in(pb, 0, jb))
+        pieces = [p for p in removals if p is not None]
+        if len(pieces) < len(removals):
             return None
         pieces.sort(key=lambda e: e.span.start)
         for x, y in zip(pieces, pieces[1:]):
@@ -877,7 +888,7 @@ def _launch_or_script(ctx: Ctx, tokens: list[Token], host, origin: dict, env: di
     return True
 
 
-def _env(node: Node) -> dict:
+def _env(node: Node) -> dict[str, str | None]:
     """A container's `env` (Kubernetes) or a service's `environment` (compose)."""
     env: dict[str, str | None] = {}
     value = node.get("env") or node.get("environment")
@@ -890,16 +901,17 @@ def _env(node: Node) -> dict:
             if item.kind == "map":
                 name, val = item.get("name"), item.get("value")
                 if name is not None and name.resolved().kind == "scalar":
-                    v = val.resolved() if val is not None else None
-                    env[name.resolved().value or ""] = v.value if v is not None and v.kind == "scalar" else None
+                    given = val.resolved() if val is not None else None
+                    env[name.resolved().value or ""] = (given.value if given is not None
+                                                        and given.kind == "scalar" else None)
             elif item.kind == "scalar" and item.value and "=" in item.value:
-                k, v = item.value.split("=", 1)
-                env[k] = v
+                key, text = item.value.split("=", 1)
+                env[key] = text
     elif value.kind == "map":
         for k, v in value.pairs():
-            v = v.resolved()
+            given = v.resolved()
             if k.kind == "scalar":
-                env[k.value or ""] = v.value if v.kind == "scalar" else None
+                env[k.value or ""] = given.value if given.kind == "scalar" else None
     return env
 
 
@@ -927,7 +939,7 @@ def _script(ctx: Ctx, node: Node) -> None:
         return
     ctx.scripts.add(id(node))
     d = yamlpos.decode(ctx.prep.text, node.start, node.end, node.value)
-    if not d.exact:
+    if d.table is None:  # not exact
         _run_script(ctx, d.value, None, "'", d.start, d.end)
         return
     # A literal block's lines are the document's lines: line-based shell edits work

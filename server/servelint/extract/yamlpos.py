@@ -380,7 +380,7 @@ def _block_candidates(t: str, start: int, body: int, increment: int | None) -> l
     """(indent, min_indent) pairs to try: the parent's indentation is not in the marks."""
     col = _column(t, start)
     if increment is None:
-        return [(None, 1)] + [(None, m) for m in range(2, col + 2)]
+        return [(None, m) for m in range(1, col + 2)]
     return [(m + increment - 1, m) for m in range(1, col + 2)]
 
 
