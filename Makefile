@@ -77,6 +77,7 @@ vscode-e2e: client
 
 ## Every test suite.
 test: $(TEST_STAMP) nvim client
+	$(PY) -m mypy
 	$(PY) -m pytest -q
 	$(MAKE) --no-print-directory vscode-e2e
 
