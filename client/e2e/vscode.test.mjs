@@ -1,10 +1,12 @@
 // The VS Code end-to-end test of the packaged extension (docs/vscode-e2e.md).
 //
 // servelint-0.1.0.vsix is installed into a fresh code-server 4.100.3 (VS Code 1.100.3),
-// which Debian's chromium, driven by puppeteer-core, opens on a copy of fixtures/. The
-// test types what a user types (Ctrl+P, Ctrl+G, F1 + command name, Ctrl+., Ctrl+S) and
-// reads what a user reads: the Problems panel, hovers, the editor text, notifications,
-// the servelint output channel, and the saved files on disk.
+// which Debian's chromium, driven by puppeteer-core, opens on a copy of fixtures/ (or of
+// fixtures/multi-root/, as a multi-root workspace). The test types what a user types
+// (Ctrl+P, Ctrl+G, F1 + command name, Ctrl+., Ctrl+S), clicks what a user clicks, and
+// reads what a user reads: the Problems panel, hovers, the language status, the editor
+// and notebook text, notifications, the servelint output channel, and the saved files on
+// disk.
 //
 // Run by `make vscode-e2e` (part of `make test`) after client/e2e/setup.sh installed
 // code-server and puppeteer-core into client/e2e/.cache/. A screenshot of every check is
@@ -25,6 +27,7 @@ const REPO = path.resolve(HERE, "../..");
 const CACHE = path.join(HERE, ".cache");
 const CODE_SERVER = path.join(CACHE, "node_modules/code-server/out/node/entry.js");
 const FIXTURES = path.join(HERE, "fixtures");
+const MULTI_ROOT = path.join(FIXTURES, "multi-root");
 const OUT = path.join(HERE, "out");
 const VSIX = path.resolve(process.env.SERVELINT_VSIX ?? path.join(REPO, "servelint-0.1.0.vsix"));
 const CHROMIUM = process.env.SERVELINT_E2E_CHROMIUM ?? "/usr/bin/chromium";
@@ -119,6 +122,16 @@ function run(command, args, options) {
   });
 }
 
+/** SERVELINT_E2E_TRACE=1: the LSP traffic in the servelint output; SERVELINT_E2E_LOG=debug:
+ * the server's debug log there (out/*-vscode-logs). */
+function debugSettings() {
+  const settings = process.env.SERVELINT_E2E_TRACE ? { "servelint.trace.server": "verbose" } : {};
+  if (process.env.SERVELINT_E2E_LOG) {
+    settings["servelint.logLevel"] = process.env.SERVELINT_E2E_LOG;
+  }
+  return settings;
+}
+
 // --- a code-server session ---------------------------------------------------------------
 
 let shotCount = 0;
@@ -128,11 +141,18 @@ class Session {
    * @param name used for the temp dir, log and screenshot names
    * @param userSettings VS Code user settings of this session (fresh user-data-dir)
    * @param workspaceSettings the workspace's .vscode/settings.json, undefined: none
+   * @param fixtures the directory copied as the workspace (fixtures/ without multi-root/)
+   * @param workspaceFile a .code-workspace file in it: the session opens that (multi-root)
+   *   instead of the folder
+   * @param ready an explorer row whose label starts with this shows the workbench is up
    */
-  constructor(name, { userSettings = {}, workspaceSettings } = {}) {
+  constructor(name, { userSettings = {}, workspaceSettings, fixtures = FIXTURES, workspaceFile, ready = "serve.sh" } = {}) {
     this.name = name;
     this.userSettings = userSettings;
     this.workspaceSettings = workspaceSettings;
+    this.fixtures = fixtures;
+    this.workspaceFile = workspaceFile;
+    this.ready = ready;
   }
 
   async start() {
@@ -146,9 +166,17 @@ class Session {
     this.extensionsDir = dir("extensions");
     this.userDataDir = dir("user-data");
     this.workspace = dir("workspace");
-    fs.cpSync(FIXTURES, this.workspace, { recursive: true });
+    // fixtures/multi-root/ is the multi-root session's, not a file of the others.
+    fs.cpSync(this.fixtures, this.workspace, { recursive: true, filter: (src) => src === this.fixtures || src !== MULTI_ROOT });
     if (this.workspaceSettings) {
       this.writeWorkspaceSettings(this.workspaceSettings);
+    }
+    if (this.workspaceFile && Object.keys(debugSettings()).length) {
+      // A multi-root workspace's window settings are in its .code-workspace file.
+      const file = path.join(this.workspace, this.workspaceFile);
+      const ws = JSON.parse(fs.readFileSync(file, "utf8"));
+      ws.settings = { ...debugSettings(), ...ws.settings };
+      fs.writeFileSync(file, JSON.stringify(ws, null, 2) + "\n");
     }
     fs.mkdirSync(path.join(this.userDataDir, "User"), { recursive: true });
     fs.writeFileSync(path.join(this.userDataDir, "User/settings.json"), JSON.stringify({
@@ -183,7 +211,7 @@ class Session {
     this.port = await freePort();
     this.log = fs.openSync(path.join(OUT, `${this.name}-code-server.log`), "w");
     this.server = spawn(CODE_SERVER, [...common, "--auth", "none", "--bind-addr", `127.0.0.1:${this.port}`,
-      "--disable-telemetry", "--disable-update-check", "--disable-getting-started-override", this.workspace],
+      "--disable-telemetry", "--disable-update-check", "--disable-getting-started-override", this.opened()],
     { env: this.env, detached: true, stdio: ["ignore", this.log, this.log] });
     liveGroups.add(this.server.pid);
     this.exited = new Promise((resolve) => this.server.on("exit", (code, signal) => resolve(`exit ${code ?? signal}`)));
@@ -213,12 +241,18 @@ class Session {
     });
     this.page = await this.browser.newPage();
     this.page.setDefaultTimeout(30_000);
-    await this.page.goto(`http://127.0.0.1:${this.port}/?folder=${encodeURIComponent(this.workspace)}`,
+    const query = this.workspaceFile ? "workspace" : "folder";
+    await this.page.goto(`http://127.0.0.1:${this.port}/?${query}=${encodeURIComponent(this.opened())}`,
       { waitUntil: "domcontentloaded", timeout: 60_000 });
-    // The workbench is up when the explorer shows the workspace's files.
-    await waitUntil("the VS Code workbench with the workspace's files in the explorer",
-      () => this.page.evaluate(() => [...document.querySelectorAll(".explorer-folders-view .monaco-list-row")]
-        .some((row) => (row.getAttribute("aria-label") ?? "").startsWith("serve.sh"))));
+    // The workbench is up when the explorer shows the workspace's files (or folders).
+    await waitUntil(`the VS Code workbench with ${this.ready} in the explorer`,
+      () => this.page.evaluate((ready) => [...document.querySelectorAll(".explorer-folders-view .monaco-list-row")]
+        .some((row) => (row.getAttribute("aria-label") ?? "").startsWith(ready)), this.ready));
+  }
+
+  /** What code-server opens: the workspace folder, or the .code-workspace file in it. */
+  opened() {
+    return this.workspaceFile ? path.join(this.workspace, this.workspaceFile) : this.workspace;
   }
 
   async stop() {
@@ -258,11 +292,8 @@ class Session {
   }
 
   writeWorkspaceSettings(settings) {
-    // SERVELINT_E2E_TRACE=1: the LSP traffic in the servelint output (out/*-vscode-logs).
-    const trace = process.env.SERVELINT_E2E_TRACE ? { "servelint.trace.server": "verbose" } : {};
-    if (process.env.SERVELINT_E2E_LOG) trace["servelint.logLevel"] = process.env.SERVELINT_E2E_LOG;
     fs.mkdirSync(path.join(this.workspace, ".vscode"), { recursive: true });
-    fs.writeFileSync(path.join(this.workspace, ".vscode/settings.json"), JSON.stringify({ ...trace, ...settings }, null, 2) + "\n");
+    fs.writeFileSync(path.join(this.workspace, ".vscode/settings.json"), JSON.stringify({ ...debugSettings(), ...settings }, null, 2) + "\n");
   }
 
   file(rel) {
@@ -347,8 +378,14 @@ class Session {
   /** Ctrl+P, the workspace-relative path, Enter; waits for its editor tab. */
   async open(rel) {
     const base = path.basename(rel);
-    await this.pick(() => this.chord("Control+KeyP"), rel,
-      (label) => label.startsWith(`${base},`) || label.startsWith(base), `${rel} in Quick Open`);
+    const dir = path.dirname(rel);
+    // A file in a folder: the first entry must be that folder's (its label is "name
+    // folder, file results", the folder written "default • k8s" in a multi-root
+    // workspace), not a file of the same name opened before (Quick Open lists recently
+    // opened files first).
+    const first = dir === "." ? (label) => label.startsWith(base)
+      : (label) => `${label},`.startsWith(`${base} ${dir.split("/").join(" • ")},`);
+    await this.pick(() => this.chord("Control+KeyP"), rel, first, `${rel} in Quick Open`);
     await waitUntil(`the editor tab of ${rel}`, () => this.page.evaluate((b) => {
       const tab = document.querySelector(".tabs-container .tab.active");
       return (tab?.getAttribute("aria-label") ?? "").startsWith(b) ? true : { ok: false, seen: tab?.getAttribute("aria-label") };
@@ -380,6 +417,60 @@ class Session {
     });
   }
 
+  /** Ctrl+P on a notebook, and its notebook editor shown. */
+  async openNotebook(rel) {
+    await this.open(rel);
+    await waitUntil(`the notebook editor of ${rel}`, () => this.page.evaluate(() =>
+      [...document.querySelectorAll(".notebook-editor .cell-list-container")].some((e) => e.offsetParent !== null)), 20_000);
+  }
+
+  /** The text of each code cell of the notebook editor shown, in order. */
+  async notebookCells() {
+    return this.page.evaluate(() => {
+      // The notebook editor on screen: VS Code keeps the editors of other open notebooks
+      // in the DOM (hidden, still with an offsetParent).
+      const editor = [...document.querySelectorAll(".notebook-editor .cell-list-container")].find((e) => {
+        const r = e.getBoundingClientRect();
+        return e.checkVisibility({ visibilityProperty: true }) && r.width > 0 && r.height > 0
+          && r.bottom > 0 && r.right > 0 && r.top < window.innerHeight && r.left < window.innerWidth;
+      });
+      if (!editor) {
+        return null;
+      }
+      return [...editor.querySelectorAll(".monaco-list-row.code-cell-row")]
+        .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index))
+        .map((row) => [...row.querySelectorAll(".cell-editor-container .view-line")]
+          .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+          .map((l) => l.innerText.replace(/\u00a0/g, " "))
+          .join("\n"));
+    });
+  }
+
+  /** Types `text` at the end of the notebook cell that has the problem at line:column, as
+   * a user does: a click on the problem in the Problems panel, Enter (the cell's editor,
+   * focused, the cursor on the finding), Ctrl+End (the end of the cell's text). Going
+   * there from the keyboard (Ctrl+End on the notebook, Enter) left the focus on the first
+   * cell in about one run of two; a click into the cell can land on the notebook's
+   * webview, which lies over the cells. */
+  async typeAtEndOfCellWith(line, column, text) {
+    const row = await waitUntil(`the problem at line ${line}, column ${column} in the Problems panel`, async () => {
+      const handle = await this.page.evaluateHandle((want) => [...document.querySelectorAll(".markers-panel .monaco-list-row")]
+        .find((r) => (r.getAttribute("aria-label") ?? "").includes(want)) ?? null, ` at line ${line} and character ${column}.`);
+      return (await handle.evaluate((r) => r !== null)) ? handle : { ok: false, seen: await this.problems() };
+    }, 10_000);
+    await row.click();
+    await this.page.keyboard.press("Enter");
+    await waitUntil("a notebook cell's editor focused", () => this.page.evaluate(() =>
+      document.activeElement?.closest(".notebook-editor .cell-editor-container") != null), 10_000);
+    const before = await this.notebookCells();
+    await this.chord("Control+End");
+    await this.page.keyboard.type(text);
+    await waitUntil(`${JSON.stringify(text)} at the end of a code cell`, async () => {
+      const cells = await this.notebookCells();
+      return cells?.some((c, i) => c.endsWith(text) && c === before[i] + text) ? true : { ok: false, seen: cells };
+    }, 10_000);
+  }
+
   /** Opens the Problems panel (focused) if it is not, and filters it to `filter`. */
   async showProblems(filter) {
     await this.command("Problems: Focus on Problems View");
@@ -401,7 +492,8 @@ class Session {
   }
 
   /** The markers tree of the Problems panel: one entry per problem row, with the file
-   * from the group row above it. The row's aria-label carries the severity, message,
+   * (relative to the workspace folder; in a multi-root workspace, after its name) from the
+   * group row above it. The row's aria-label carries the severity, message,
    * line and column; the code is the row's code link. */
   async problems() {
     return this.page.evaluate(() => {
@@ -417,7 +509,11 @@ class Session {
         const label = row.getAttribute("aria-label") ?? "";
         let m = /^\d+ problems? in file (.+) of folder (.+)$/.exec(label);
         if (m) {
-          file = m[2] === "." ? m[1] : `${m[2]}/${m[1]}`;
+          // The folder as the row shows it (its description), which in a multi-root
+          // workspace starts with the workspace folder's name ("default • k8s"); the
+          // aria-label's folder is "." for a file at the top of any workspace folder.
+          const dir = row.querySelector(".label-description")?.innerText.trim() ?? "";
+          file = dir ? `${dir.replace(/ • /g, "/")}/${m[1]}` : m[1];
           continue;
         }
         m = /^(Error|Warning|Info): ([\s\S]*) at line (\d+) and character (\d+)\.([\s\S]*)$/.exec(label);
@@ -520,7 +616,42 @@ function session(name, options) {
 fs.rmSync(OUT, { recursive: true, force: true });
 fs.mkdirSync(OUT, { recursive: true });
 
-const FIX_ALL_ON_SAVE = { "editor.codeActionsOnSave": { "source.fixAll.servelint": "explicit" } };
+const FIX_ALL_ON_SAVE = {
+  "editor.codeActionsOnSave": { "source.fixAll.servelint": "explicit" },
+  // The notebook-wide kind: VS Code asks it of the notebook's first cell only.
+  "notebook.codeActionsOnSave": { "notebook.source.fixAll": "explicit" },
+};
+
+/** The .ipynb `original` with the `source` of each code cell replaced by `sources` (in
+ * order), as nbformat writes a source: lines, each but the last with its newline. */
+function withCellSources(original, sources) {
+  const nb = structuredClone(original);
+  const code = nb.cells.filter((c) => c.cell_type === "code");
+  assert.equal(code.length, sources.length);
+  code.forEach((cell, i) => {
+    cell.source = sources[i].split(/(?<=\n)/);
+  });
+  return nb;
+}
+
+/** Waits until `file` on disk is valid JSON deep-equal to `expected`. */
+async function expectNotebookOnDisk(file, expected, what) {
+  await waitUntil(what, () => {
+    const text = fs.readFileSync(file, "utf8");
+    let saved;
+    try {
+      saved = JSON.parse(text);
+    } catch (err) {
+      return { ok: false, seen: `not JSON (${err.message}): ${text}` };
+    }
+    try {
+      assert.deepEqual(saved, expected);
+      return true;
+    } catch {
+      return { ok: false, seen: saved.cells?.map((c) => c.source) ?? saved };
+    }
+  }, 30_000);
+}
 
 // --- a trusted workspace: every format, hover, quick fixes, fix all, settings -------------
 
@@ -684,6 +815,139 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       await s.expectFindings(rel, ["SL007 4:49"]);
     }));
 
+  test("notebook.codeActionsOnSave notebook.source.fixAll: an edit and Ctrl+S fix both code cells of fixall.ipynb on disk",
+    { timeout: TEST_TIMEOUT }, () => s.check("notebook-fix-all-on-save", async () => {
+      const rel = "fixall.ipynb";
+      const original = JSON.parse(fs.readFileSync(s.file(rel), "utf8"));
+      await s.openNotebook(rel);
+      await s.showProblems(rel);
+      // Cell 1 `!python -m sglang.launch_server --model-path m --tp_size 2`: 47 characters
+      // before --tp_size; cell 2, line 2 `python -m ... --model-path m --tp_size 4`: 46.
+      await s.expectFindings(rel, ["SL002 1:48", "SL002 2:47"]);
+      // An edit (a comment line at the end of the %%bash cell, reached through its
+      // problem), so that Ctrl+S saves.
+      await s.typeAtEndOfCellWith(2, 47, "\n# saved by the e2e test");
+      await s.chord("Control+KeyS");
+      const expected = withCellSources(original, [
+        "!python -m sglang.launch_server --model-path m --tp-size 2",
+        "%%bash\npython -m sglang.launch_server --model-path m --tp-size 4\n# saved by the e2e test",
+      ]);
+      await expectNotebookOnDisk(s.file(rel), expected, `${rel} saved with both cells fixed and nothing else changed`);
+      await s.expectFindings(rel, []);
+    }));
+
+  test("the language status item of a shell script shows servelint's and SGLang's versions and the interpreter; its Show Output opens the servelint output",
+    { timeout: TEST_TIMEOUT }, () => s.check("language-status", async () => {
+      await s.open("serve.sh");
+      await s.showProblems("serve.sh");
+      await s.expectFindings("serve.sh", ["SL002 3:56", "SL101 6:35"]);
+      // The {} next to the language mode in the status bar; a click shows its hover with
+      // one row per language status item: label, detail, command link.
+      const readItem = () => s.page.evaluate(() => {
+        const rows = [...document.querySelectorAll(".hover-language-status")].filter((r) => r.offsetParent !== null);
+        return rows.map((row) => {
+          const left = row.querySelector(".left");
+          const parts = ["", ""];
+          let part = 0;
+          for (const node of left?.childNodes ?? []) {
+            if (node.nodeType === 1 && node.classList.contains("separator")) {
+              part = 1;
+            } else {
+              parts[part] += node.textContent;
+            }
+          }
+          return {
+            label: parts[0].trim(),
+            detail: parts[1].trim(),
+            links: [...row.querySelectorAll(".right a.monaco-link")].map((a) => ({ text: a.innerText.trim(), href: a.getAttribute("href") })),
+          };
+        });
+      });
+      let item;
+      for (let attempt = 1; !item; attempt++) {
+        await waitUntil("the language status item {} in the status bar", () => s.page.evaluate(() =>
+          document.querySelector("#status\\.languageStatus a")?.offsetParent != null), 20_000);
+        await s.page.click("#status\\.languageStatus a");
+        // The item says "servelint: starting" until the server answered.
+        try {
+          item = await waitUntil("servelint's item, past starting, in the language status hover", async () => {
+            const rows = await readItem();
+            const mine = rows.find((r) => r.label.startsWith("servelint") && !r.label.includes("starting"));
+            return mine ?? { ok: false, seen: rows };
+          }, attempt < 3 ? 10_000 : 20_000);
+        } catch (err) {
+          if (attempt >= 3) {
+            throw err;
+          }
+          await s.page.keyboard.press("Escape");
+        }
+      }
+      assert.equal(item.label, "servelint 0.1.0 · SGLang 0.5.23");
+      const m = /^Python (\d+\.\d+\.\d+) (\/\S+) · bundled libraries$/.exec(item.detail);
+      assert.ok(m, `detail "Python <version> <path> · bundled libraries", got ${JSON.stringify(item.detail)}`);
+      // The interpreter it names exists and has that version.
+      const version = await run(m[2], ["-c", "import platform; print(platform.python_version())"]);
+      assert.equal(version.trim(), m[1], `${m[2]}'s version`);
+      assert.deepEqual(item.links, [{ text: "Show Output", href: "command:servelint.showLogs" }]);
+      // The hover, as shown: with this detail it is wider than the space right of the {}
+      // and its Show Output link lies beyond the window's right edge (scrolled into view
+      // below, as a user scrolls the hover).
+      await s.page.screenshot({ path: path.join(OUT, `${String(shotCount).padStart(2, "0")}-trusted-language-status-hover.png`) });
+      // Its command: the servelint output channel, shown in the Output panel.
+      const link = await s.page.evaluateHandle(() => [...document.querySelectorAll(".hover-language-status")]
+        .find((row) => row.offsetParent !== null && row.querySelector(".left")?.textContent.startsWith("servelint"))
+        ?.querySelector(".right a.monaco-link") ?? null);
+      assert.ok(await link.evaluate((a) => a !== null), "servelint's Show Output link in the hover");
+      await link.evaluate((a) => a.scrollIntoView({ block: "nearest", inline: "nearest" }));
+      await link.click();
+      const output = await waitUntil("the servelint output in the Output panel", async () => {
+        const shown = await s.page.evaluate(() => {
+          const panel = document.querySelector(".part.panel");
+          const title = panel?.querySelector(".composite.title")?.innerText ?? "";
+          const select = panel?.querySelector("select.monaco-select-box");
+          return { title, channel: select ? select.options[select.selectedIndex]?.text : null };
+        });
+        const text = await s.outputText();
+        return shown.channel === "servelint" && /Starting: .* -m servelint lsp/.test(text ?? "")
+          ? text : { ok: false, seen: { ...shown, text } };
+      }, 20_000);
+      assert.match(output, /Starting: .* -m servelint lsp/);
+    }));
+
+  test("the code link of SL002 in the Problems panel is the bundled rule page SL002.md, and clicking it opens the page",
+    { timeout: TEST_TIMEOUT }, () => s.check("rule-link", async () => {
+      await s.open("serve.sh");
+      await s.showProblems("serve.sh");
+      await s.expectFindings("serve.sh", ["SL002 3:56", "SL101 6:35"]);
+      const linkOf = (code) => s.page.evaluateHandle((c) => [...document.querySelectorAll(".markers-panel .monaco-list-row")]
+        .map((row) => row.querySelector("a.monaco-link"))
+        .find((a) => a && a.querySelector(".marker-code")?.innerText.trim() === c) ?? null, code);
+      const href = await waitUntil("the code link of SL002 in the Problems panel", async () => {
+        const a = await linkOf("SL002");
+        const h = await a.evaluate((el) => el?.getAttribute("href") ?? null);
+        return h ?? { ok: false, seen: await s.problems() };
+      }, 10_000);
+      // The server sends a file:// URI; VS Code in the browser shows a file of the remote
+      // (code-server's) machine as vscode-remote://<code-server's address>/<path>.
+      const url = new URL(href);
+      assert.ok(url.protocol === "file:" || (url.protocol === "vscode-remote:" && url.host === `127.0.0.1:${s.port}`),
+        `a file:// URI (or vscode-remote://127.0.0.1:${s.port}/...), got ${href}`);
+      const page = decodeURIComponent(url.pathname);
+      assert.ok(page.startsWith(s.extensionsDir + path.sep), `${page} is in the installed extension (${s.extensionsDir})`);
+      assert.match(page, /\/bundled\/libs\/servelint\/rules\/pages\/SL002\.md$/);
+      assert.ok(fs.existsSync(page), `${page} exists`);
+      assert.match(fs.readFileSync(page, "utf8"), /^# SL002 /m);
+      await (await linkOf("SL002")).click();
+      await waitUntil("SL002.md in the active editor tab", () => s.page.evaluate(() => {
+        const tab = document.querySelector(".tabs-container .tab.active");
+        return (tab?.getAttribute("aria-label") ?? "").startsWith("SL002.md") ? true : { ok: false, seen: tab?.getAttribute("aria-label") };
+      }), 20_000);
+      await waitUntil("the rule page's heading in the editor", async () => {
+        const text = await s.editorText();
+        return text?.includes("# SL002 underscore-option") ? true : { ok: false, seen: text };
+      }, 10_000);
+    }));
+
   test("servelint.ignore in .vscode/settings.json takes effect without a restart, and removing it brings the finding back",
     { timeout: TEST_TIMEOUT }, () => s.check("settings-ignore", async () => {
       await s.open("serve.sh");
@@ -754,6 +1018,43 @@ describe("VS Code with the servelint .vsix (missing interpreter)", { timeout: 60
       // Changing servelint.interpreter restarts the server (docs/vscode.md).
       s.writeWorkspaceSettings({ "servelint.interpreter": ["python3"] });
       await s.expectFindings("serve.sh", ["SL002 3:56", "SL101 6:35"]);
+    }));
+});
+
+// --- a multi-root workspace: each folder's settings ------------------------------------------
+
+describe("VS Code with the servelint .vsix (multi-root workspace)", { timeout: 600_000 }, () => {
+  // fixtures/multi-root/servelint.code-workspace: the folders ignores-sl002 (its
+  // .vscode/settings.json has "servelint.ignore": ["SL002"]) and default (no settings),
+  // each with the same serve.sh; the workspace file sets notebook.codeActionsOnSave to the
+  // per-cell source.fixAll.servelint.
+  const s = session("multi-root", { fixtures: MULTI_ROOT, workspaceFile: "servelint.code-workspace", ready: "ignores-sl002" });
+
+  test("a folder's servelint.ignore applies to its files only: SL002 shows in default/serve.sh, not in ignores-sl002/serve.sh",
+    { timeout: TEST_TIMEOUT }, () => s.check("multi-root-ignore", async () => {
+      await s.open("ignores-sl002/serve.sh");
+      await s.open("default/serve.sh");
+      await s.showProblems("serve.sh");
+      await s.expectFindings("default/serve.sh", ["SL002 3:56", "SL101 6:35"]);
+      await s.expectFindings("ignores-sl002/serve.sh", ["SL101 6:35"]);
+    }));
+
+  test("notebook.codeActionsOnSave source.fixAll.servelint (each cell): an edit and Ctrl+S fix both code cells of default/cells.ipynb on disk",
+    { timeout: TEST_TIMEOUT }, () => s.check("notebook-cell-fix-all-on-save", async () => {
+      const rel = "default/cells.ipynb";
+      const original = JSON.parse(fs.readFileSync(s.file(rel), "utf8"));
+      await s.openNotebook(rel);
+      await s.showProblems("cells.ipynb");
+      // The cells of trusted's fixall.ipynb: --tp_size after 47 and (line 2) 46 characters.
+      await s.expectFindings(rel, ["SL002 1:48", "SL002 2:47"]);
+      await s.typeAtEndOfCellWith(2, 47, "\n# saved by the e2e test");
+      await s.chord("Control+KeyS");
+      const expected = withCellSources(original, [
+        "!python -m sglang.launch_server --model-path m --tp-size 2",
+        "%%bash\npython -m sglang.launch_server --model-path m --tp-size 4\n# saved by the e2e test",
+      ]);
+      await expectNotebookOnDisk(s.file(rel), expected, `${rel} saved with both cells fixed and nothing else changed`);
+      await s.expectFindings(rel, []);
     }));
 });
 
