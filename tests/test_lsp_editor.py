@@ -67,13 +67,14 @@ async def test_notebook_fix_all_edits_every_cell(client: LanguageClient, tmp_pat
     await start_session(client, root=tmp_path)
     nb = tmp_path / "serve.ipynb"
     other = tmp_path / "other.ipynb"
-    texts = {cell_uri(nb, "a"): CELL,
+    texts = {cell_uri(nb, "0"): "# Serving\n\nThe notebook's first cell is Markdown.\n",
+             cell_uri(nb, "a"): CELL,
              cell_uri(nb, "b"): "%%bash\npython -m sglang.launch_server --model-path m --tp_size 4\n",
              cell_uri(nb, "c"): "print('no launch here')\n",
              cell_uri(other, "a"): CELL}
     for uri, text in texts.items():
-        await open_doc(client, uri, "python", text)
-    first = cell_uri(nb, "a")
+        await open_doc(client, uri, "markdown" if uri.endswith("#0") else "python", text)
+    first = cell_uri(nb, "0")  # VS Code asks the first cell, most often a Markdown one
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=first),
         range=types.Range(types.Position(0, 0), types.Position(0, 0)),
@@ -182,3 +183,17 @@ async def test_quick_fixes_for_diagnostics_of_the_text_before_an_edit(client: La
             range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="  ")]))
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert await quick_fixes(client, uri, stale[0]) == []
+
+
+async def test_servelint_s_own_rule_pages_are_not_linted(client: LanguageClient, tmp_path):
+    """A diagnostic's link opens the installed rule page; its examples are wrong on
+    purpose and must not show up as problems (as the first document and later)."""
+    from servelint.docs import page_path
+    await start_session(client, root=tmp_path)
+    for code in ("SL002", "SL007"):
+        page = page_path(code)
+        text = page.read_text()
+        assert "sglang.launch_server" in text  # the page does hold a launch that would be flagged
+        assert list(await open_doc(client, page.as_uri(), "markdown", text)) == []
+    other = tmp_path / "SL002.md"  # the same text elsewhere is linted
+    assert [d.code for d in await open_doc(client, other.as_uri(), "markdown", page_path("SL002").read_text())]

@@ -81,3 +81,14 @@ def test_the_language_vscode_shows_a_cell_in_does_not_change_what_ipython_runs()
     assert found("python3 -m sglang.launch_server --model-path m --tp_size 2\n", "shellscript")[0] == "shell"
     # A notebook file opened as plain text is still the notebook.
     assert found('{"cells": []}', "plaintext")[0] == "notebook"
+
+
+def test_markdown_cells_of_a_notebook_file_are_read_like_a_markdown_file():
+    md = "Run it:\n\n```bash\npython -m sglang.launch_server --model-path m --tp 2\n```\n"
+    nb = json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": md.splitlines(True)},
+                               {"cell_type": "raw", "metadata": {}, "source": md.splitlines(True)}],
+                     "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    fmt, hits = found(nb, None)
+    assert fmt == "notebook" and [c for c, _ in hits] == ["SL004"]  # the raw cell is not read
+    # The same cell as an editor sends it.
+    assert [c for c, _ in found(md, "markdown")[1]] == ["SL004"]

@@ -24,9 +24,8 @@ For each notebook:
 - fix-all (engine.fix_all_text) on every cell and on the notebook must give the same cells;
 - both sides must find the same number of launches in each cell.
 
-Markdown cells: an editor also sends them (languageId `markdown`, read by the Markdown
-reader), while the notebook reader reads code cells only. Their findings are counted and
-listed as "editor only"; with `--markdown` they count as disagreements.
+Markdown cells are compared too: an editor sends them with languageId `markdown` (read by
+the Markdown reader), and the notebook reader reads their fenced blocks the same way.
 
 Prints a summary per notebook and totals; exits 1 on any disagreement (2 on no notebook).
 """
@@ -270,7 +269,7 @@ def check_fix(rep: Report, a: Item, b: Item, doc_text: str, cell_text: str, k: i
             rep.bad(f"{where}: fixed cells differ:\n      notebook: {after[k]!r}\n      cell:     {cell_new!r}")
 
 
-def run_notebook(path: str, settings: Settings, verbose: bool, markdown: bool = False) -> Report:
+def run_notebook(path: str, settings: Settings, verbose: bool) -> Report:
     full = os.path.abspath(path)
     rep = Report(path)
     with open(full, encoding="utf-8", errors="surrogateescape") as fh:
@@ -331,22 +330,16 @@ def run_notebook(path: str, settings: Settings, verbose: bool, markdown: bool = 
     # Each code cell as an editor sends it.
     cell_items: dict[int, list[Item]] = defaultdict(list)
     for k, cell, src in cells:
-        if cell.get("cell_type") == "markdown" and src:
-            res = lint(src, full, "markdown", settings)
-            for f in res.findings:
-                rep.markdown_findings += 1
-                (l1, c1, l2, c2) = pos(res.index, f.span.start, f.span.end)
-                what = (f"markdown cell #{k} {l1 + 1}:{c1 + 1}-{l2 + 1}:{c2 + 1} {f.code} "
-                        f"{f.message!r} (editor only: the notebook reader reads code cells)")
-                if markdown:
-                    rep.bad(what)
-                else:
-                    rep.notes.append(what)
-        if cell.get("cell_type") != "code" or src is None:
+        if cell.get("cell_type") not in ("code", "markdown") or src is None:
             continue
-        rep.code_cells += 1
-        lang = language_id(cell, kernel)
-        res = lint(src, full, lang, settings)
+        if cell.get("cell_type") == "markdown":
+            lang = "markdown"
+            res = lint(src, full, lang, settings)
+            rep.markdown_findings += len(res.findings)
+        else:
+            rep.code_cells += 1
+            lang = language_id(cell, kernel)
+            res = lint(src, full, lang, settings)
         rep.notes.extend(f"cell #{k} notice: {n}" for n in res.notices)
         if res.launches:
             rep.cells_with_launches += 1
@@ -411,11 +404,12 @@ def run_notebook(path: str, settings: Settings, verbose: bool, markdown: bool = 
             rep.bad(f"fix-all on the notebook leaves {err}")
         else:
             for k, cell, src in cells:
-                if cell.get("cell_type") != "code" or src is None:
+                if cell.get("cell_type") not in ("code", "markdown") or src is None:
                     if after[k] != src:
-                        rep.bad(f"fix-all on the notebook changes non-code cell #{k}")
+                        rep.bad(f"fix-all on the notebook changes {cell.get('cell_type')} cell #{k}")
                     continue
-                fixed_cell, _ = fix_all_text(src, full, language_id(cell, kernel), settings)
+                lang = "markdown" if cell.get("cell_type") == "markdown" else language_id(cell, kernel)
+                fixed_cell, _ = fix_all_text(src, full, lang, settings)
                 if fixed_cell != after[k]:
                     rep.bad(f"fix-all differs in cell #{k}:\n      notebook: {after[k]!r}\n"
                             f"      cell:     {fixed_cell!r}")
@@ -438,8 +432,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="+", help="notebooks, or folders searched for *.ipynb")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list the agreements")
-    ap.add_argument("--markdown", action="store_true",
-                    help="count findings in Markdown cells (editor only) as disagreements")
     ap.add_argument("--json", help="write the per-notebook numbers and disagreements here")
     args = ap.parse_args(argv)
     files = notebooks(args.paths)
@@ -450,7 +442,7 @@ def main(argv=None) -> int:
     totals = Counter()
     rows = []
     for path in files:
-        rep = run_notebook(path, settings, args.verbose, args.markdown)
+        rep = run_notebook(path, settings, args.verbose)
         rows.append(rep)
         if rep.error:
             print(f"{path}: skipped, {rep.error}")
@@ -475,7 +467,7 @@ def main(argv=None) -> int:
         totals["findings (notebook)"] += rep.findings[0]
         totals["findings (cells)"] += rep.findings[1]
         totals["agreements"] += rep.agree
-        totals["markdown-cell findings (editor only)"] += rep.markdown_findings
+        totals["findings in markdown cells"] += rep.markdown_findings
         totals["fixes compared"] += rep.fixes_compared
         totals["disagreements"] += len(rep.disagreements)
         totals["notebooks with disagreements"] += bool(rep.disagreements)

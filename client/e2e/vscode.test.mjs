@@ -815,7 +815,7 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       await s.expectFindings(rel, ["SL007 4:49"]);
     }));
 
-  test("notebook.codeActionsOnSave notebook.source.fixAll: an edit and Ctrl+S fix both code cells of fixall.ipynb on disk",
+  test("notebook.codeActionsOnSave notebook.source.fixAll: an edit and Ctrl+S fix both code cells of fixall.ipynb (first cell: Markdown) on disk",
     { timeout: TEST_TIMEOUT }, () => s.check("notebook-fix-all-on-save", async () => {
       const rel = "fixall.ipynb";
       const original = JSON.parse(fs.readFileSync(s.file(rel), "utf8"));
@@ -860,6 +860,7 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
             label: parts[0].trim(),
             detail: parts[1].trim(),
             links: [...row.querySelectorAll(".right a.monaco-link")].map((a) => ({ text: a.innerText.trim(), href: a.getAttribute("href") })),
+            tooltips: [...row.querySelectorAll(".right a.monaco-link")].map((a) => a.getAttribute("title") ?? a.getAttribute("aria-label") ?? ""),
           };
         });
       });
@@ -883,15 +884,29 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
         }
       }
       assert.equal(item.label, "servelint 0.1.0 · SGLang 0.5.23");
-      const m = /^Python (\d+\.\d+\.\d+) (\/\S+) · bundled libraries$/.exec(item.detail);
-      assert.ok(m, `detail "Python <version> <path> · bundled libraries", got ${JSON.stringify(item.detail)}`);
+      // The detail is short (the hover has little room), the command's tooltip has the
+      // interpreter's and the libraries' paths.
+      const m = /^Python (\d+\.\d+\.\d+) · bundled$/.exec(item.detail);
+      assert.ok(m, `detail "Python <version> · bundled", got ${JSON.stringify(item.detail)}`);
+      const full = /^Python (\d+\.\d+\.\d+) (\/\S+) · bundled libraries \((\/\S+)\)$/.exec(item.tooltips[0] ?? "");
+      assert.ok(full, `the full interpreter path and library folder in the tooltip, got ${JSON.stringify(item.tooltips)}`);
+      const [, tipVersion, interpreter, libs] = full;
+      assert.equal(tipVersion, m[1]);
+      assert.ok(libs.startsWith(s.extensionsDir + path.sep), `${libs} is in the installed extension`);
       // The interpreter it names exists and has that version.
-      const version = await run(m[2], ["-c", "import platform; print(platform.python_version())"]);
-      assert.equal(version.trim(), m[1], `${m[2]}'s version`);
+      const version = await run(interpreter, ["-c", "import platform; print(platform.python_version())"]);
+      assert.equal(version.trim(), m[1], `${interpreter}'s version`);
       assert.deepEqual(item.links, [{ text: "Show Output", href: "command:servelint.showLogs" }]);
-      // The hover, as shown: with this detail it is wider than the space right of the {}
-      // and its Show Output link lies beyond the window's right edge (scrolled into view
-      // below, as a user scrolls the hover).
+      // The hover, as shown: its Show Output link lies inside the window (with the whole
+      // interpreter path in the detail it did not).
+      const box = await s.page.evaluate(() => {
+        const a = [...document.querySelectorAll(".hover-language-status")]
+          .find((row) => row.offsetParent !== null && row.querySelector(".left")?.textContent.startsWith("servelint"))
+          ?.querySelector(".right a.monaco-link");
+        const r = a?.getBoundingClientRect();
+        return r ? { right: r.right, width: window.innerWidth } : null;
+      });
+      assert.ok(box && box.right <= box.width, `the Show Output link inside the window: ${JSON.stringify(box)}`);
       await s.page.screenshot({ path: path.join(OUT, `${String(shotCount).padStart(2, "0")}-trusted-language-status-hover.png`) });
       // Its command: the servelint output channel, shown in the Output panel.
       const link = await s.page.evaluateHandle(() => [...document.querySelectorAll(".hover-language-status")]
@@ -946,6 +961,12 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
         const text = await s.editorText();
         return text?.includes("# SL002 underscore-option") ? true : { ok: false, seen: text };
       }, 10_000);
+      // Its examples are wrong on purpose: the page itself gets no finding (the server
+      // has linted it by the time the other file's finding below is back).
+      await s.showProblems("serve.sh");
+      await s.expectFindings("serve.sh", ["SL002 3:56", "SL101 6:35"]);
+      await s.showProblems("SL002.md");
+      await s.expectFindings("SL002.md", []);
     }));
 
   test("servelint.ignore in .vscode/settings.json takes effect without a restart, and removing it brings the finding back",

@@ -49,12 +49,14 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
     { scheme: "file", language },
     { scheme: "untitled", language },
   ]),
-  // Code cells, as the notebook reader of `servelint check` reads them (not Markdown
-  // cells). VS Code shows a `%%bash` cell as shellscript and some as plaintext; the
-  // kernel runs them all.
+  // The cells `servelint check` reads in a notebook file: code cells (VS Code shows a
+  // `%%bash` cell as shellscript and some as plaintext; the kernel runs them all) and
+  // Markdown cells (their fenced commands). A notebook's first cell is most often
+  // Markdown, and VS Code asks that cell for `notebook.source.fixAll` on save.
   { scheme: "vscode-notebook-cell", language: "python" },
   { scheme: "vscode-notebook-cell", language: "shellscript" },
   { scheme: "vscode-notebook-cell", language: "plaintext" },
+  { scheme: "vscode-notebook-cell", language: "markdown" },
 ];
 
 /** Settings whose change needs a new server process; the others are synchronized. */
@@ -346,6 +348,7 @@ async function updateStatus(): Promise<void> {
   const view = statusView(state);
   item.text = view.text;
   item.detail = view.detail;
+  item.command = { title: "Show Output", command: "servelint.showLogs", tooltip: view.tooltip };
   item.busy = view.busy;
   item.severity = view.error ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
 }

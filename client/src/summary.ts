@@ -88,10 +88,25 @@ export type StatusState =
 
 export interface StatusView {
   text: string;
+  /** Short: the hover sits right of the status bar's {} and has little room. */
   detail: string;
+  /** The full paths, for the tooltip of the item's command. */
+  tooltip: string;
   /** Shown with error severity. */
   error: boolean;
   busy: boolean;
+}
+
+/** A path short enough for the status hover: the last two parts behind "…" once it is
+ * longer than `max` characters (`/root/.pyenv/versions/3.11.7/bin/python3` ->
+ * `…/bin/python3`); the full path is in the tooltip. */
+export function shortPath(p: string, max = 28): string {
+  if (p.length <= max) {
+    return p;
+  }
+  const sep = p.includes("\\") && !p.includes("/") ? "\\" : "/";
+  const parts = p.split(sep).filter((x) => x !== "");
+  return parts.length <= 2 ? p : `…${sep}${parts.slice(-2).join(sep)}`;
 }
 
 /** Whether `location` lies inside `folder` (both absolute paths). */
@@ -105,10 +120,10 @@ function inside(location: string, folder: string): boolean {
 /** The text of servelint's language status item. */
 export function statusView(state: StatusState): StatusView {
   if (state.kind === "starting") {
-    return { text: "servelint: starting", detail: "", error: false, busy: true };
+    return { text: "servelint: starting", detail: "", tooltip: "", error: false, busy: true };
   }
   if (state.kind === "failed") {
-    return { text: "servelint: not running", detail: state.reason, error: true, busy: false };
+    return { text: "servelint: not running", detail: state.reason, tooltip: state.reason, error: true, busy: false };
   }
   const c = state.client;
   const s = state.server ?? {};
@@ -116,19 +131,23 @@ export function statusView(state: StatusState): StatusView {
   const sglang = s.sglang ?? c.sglang;
   const python = s.python ?? c.python;
   const pythonVersion = s.pythonVersion ?? c.pythonVersion;
-  let libraries: string;
+  // [short form, full form] of each part: the hover sits right of the status bar's {}
+  // and has little room, so paths go to the tooltip.
+  let libraries: [string, string];
   if (s.location) {
-    libraries = inside(s.location, c.bundledLibs) ? "bundled libraries" : `environment libraries (${s.location})`;
+    libraries = inside(s.location, c.bundledLibs) ? ["bundled", `bundled libraries (${s.location})`]
+      : ["environment", `environment libraries (${s.location})`];
   } else if (c.uses === "executable") {
-    libraries = `servelint.path (${c.executable ?? "?"})`;
+    libraries = [`servelint.path`, `servelint.path (${c.executable ?? "?"})`];
   } else {
-    libraries = c.uses === "bundled" ? "bundled libraries" : "environment libraries";
+    libraries = c.uses === "bundled" ? ["bundled", "bundled libraries"] : ["environment", "environment libraries"];
   }
-  const interpreter = python || pythonVersion
-    ? `Python ${[pythonVersion, python].filter((x) => x).join(" ")}` : "Python unknown";
+  const interpreter = (p: string | undefined) => (python || pythonVersion
+    ? `Python ${[pythonVersion, p].filter((x) => x).join(" ")}` : "Python unknown");
   return {
     text: `servelint${version ? ` ${version}` : ""} · SGLang ${sglang}`,
-    detail: `${interpreter} · ${libraries}`,
+    detail: `${pythonVersion ? `Python ${pythonVersion}` : interpreter(python && shortPath(python))} · ${libraries[0]}`,
+    tooltip: `${interpreter(python)} · ${libraries[1]}`,
     error: false,
     busy: false,
   };

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 
 import {
-  ClientStatus, formatLintSummary, LINT_WORKSPACE_COMMAND, parseServerStatus, STATUS_COMMAND, statusView,
+  ClientStatus, formatLintSummary, LINT_WORKSPACE_COMMAND, parseServerStatus, shortPath, STATUS_COMMAND, statusView,
 } from "../src/summary";
 
 test("the server command name", () => {
@@ -55,35 +55,46 @@ test("status from the server's answer: bundled or environment libraries by locat
     server: { servelint: "0.2.0", sglang: "0.5.30", python: "/opt/py/bin/python", pythonVersion: "3.12.1", location: "/ext/bundled/libs/servelint" },
   });
   assert.deepEqual(view, {
-    text: "servelint 0.2.0 · SGLang 0.5.30", detail: "Python 3.12.1 /opt/py/bin/python · bundled libraries",
+    text: "servelint 0.2.0 · SGLang 0.5.30", detail: "Python 3.12.1 · bundled",
+    tooltip: "Python 3.12.1 /opt/py/bin/python · bundled libraries (/ext/bundled/libs/servelint)",
     error: false, busy: false,
   });
   const env = statusView({ kind: "running", client: known, server: { location: "/venv/lib/python3.12/site-packages/servelint" } });
-  assert.equal(env.detail, "Python 3.11.7 /usr/bin/python3.11 · environment libraries (/venv/lib/python3.12/site-packages/servelint)");
+  // Paths are in the tooltip, not in the narrow hover.
+  assert.equal(env.detail, "Python 3.11.7 · environment");
+  assert.equal(env.tooltip, "Python 3.11.7 /usr/bin/python3.11 · environment libraries (/venv/lib/python3.12/site-packages/servelint)");
   // A folder whose name only starts like bundled/libs is not inside it.
   const near = statusView({ kind: "running", client: known, server: { location: "/ext/bundled/libs2/servelint" } });
-  assert.match(near.detail, /environment libraries/);
+  assert.match(near.detail, /environment/);
 });
 
 test("status without the server's command: what the client knows", () => {
   assert.deepEqual(statusView({ kind: "running", client: known }), {
-    text: "servelint 0.1.0 · SGLang 0.5.23", detail: "Python 3.11.7 /usr/bin/python3.11 · bundled libraries",
+    text: "servelint 0.1.0 · SGLang 0.5.23", detail: "Python 3.11.7 · bundled",
+    tooltip: "Python 3.11.7 /usr/bin/python3.11 · bundled libraries",
     error: false, busy: false,
   });
   assert.equal(statusView({ kind: "running", client: { ...known, uses: "environment" } }).detail,
-    "Python 3.11.7 /usr/bin/python3.11 · environment libraries");
+    "Python 3.11.7 · environment");
   const exe = statusView({
     kind: "running",
     client: { sglang: "0.5.23", uses: "executable", executable: "/home/u/.local/bin/servelint", bundledLibs: "/ext/bundled/libs" },
   });
   assert.deepEqual(exe, {
-    text: "servelint · SGLang 0.5.23", detail: "Python unknown · servelint.path (/home/u/.local/bin/servelint)",
+    text: "servelint · SGLang 0.5.23", detail: "Python unknown · servelint.path",
+    tooltip: "Python unknown · servelint.path (/home/u/.local/bin/servelint)",
     error: false, busy: false,
   });
 });
 
 test("status while starting and after a failed start", () => {
-  assert.deepEqual(statusView({ kind: "starting" }), { text: "servelint: starting", detail: "", error: false, busy: true });
+  assert.deepEqual(statusView({ kind: "starting" }), { text: "servelint: starting", detail: "", tooltip: "", error: false, busy: true });
   assert.deepEqual(statusView({ kind: "failed", reason: "python3 was not found" }),
-    { text: "servelint: not running", detail: "python3 was not found", error: true, busy: false });
+    { text: "servelint: not running", detail: "python3 was not found", tooltip: "python3 was not found", error: true, busy: false });
+});
+
+test("shortPath keeps short paths and cuts long ones to their last two parts", () => {
+  assert.equal(shortPath("/usr/bin/python3"), "/usr/bin/python3");
+  assert.equal(shortPath("/root/.pyenv/versions/3.11.7/bin/python3"), "…/bin/python3");
+  assert.equal(shortPath("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\python.exe"), "…\\Python\\python.exe");
 });

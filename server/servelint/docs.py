@@ -22,6 +22,12 @@ def page_path(code: str) -> Path:
     return PAGES / f"{code}.md"
 
 
+def is_rule_page(path: str | None) -> bool:
+    """A page of servelint's own rule documentation (its examples are wrong on purpose:
+    the editor opens it from a diagnostic's link and must not squiggle it)."""
+    return path is not None and Path(path).resolve().parent == PAGES
+
+
 @lru_cache(maxsize=None)
 def _page_uri(code: str) -> str | None:
     page = page_path(code)

@@ -195,6 +195,9 @@ def _cell_results(cell: str, mode: str, settings=None):
     found = []
     if mode == "shell":
         found.append((extract_shell(cell), False))
+    elif mode == "markdown":
+        from servelint.extract.markdown import extract_markdown
+        found.append((extract_markdown(cell, LineIndex(cell), settings), False))
     elif mode == "python":
         python, shell = split_python(cell)
         if shell:
@@ -296,15 +299,19 @@ def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractR
     kernel = _kernel(root)
     for cell in _cells(root):
         kind = cell.get("cell_type")
-        if not (isinstance(kind, JString) and kind.value == "code"):
+        if not (isinstance(kind, JString) and kind.value in ("code", "markdown")):
             continue
         inner = _source(cell, text, index)
         if inner is None or "sglang" not in inner.text and "launch_server" not in inner.text:
             continue
-        # The kernel runs the cell whatever language VS Code shows it in
-        # (`metadata.vscode.languageId` is only how the editor highlights it: a `%%bash`
-        # cell is shown as shellscript, and others as plaintext).
-        mode, body = _mode(inner.text, kernel)
+        if kind.value == "markdown":
+            # Commands shown in a Markdown cell's fenced blocks, read as in a .md file.
+            mode, body = "markdown", inner.text
+        else:
+            # The kernel runs the cell whatever language VS Code shows it in
+            # (`metadata.vscode.languageId` is only how the editor highlights it: a
+            # `%%bash` cell is shown as shellscript, and others as plaintext).
+            mode, body = _mode(inner.text, kernel)
         if mode == "skip":
             continue
         _cell_launches(body, mode, result, inner, text, index, settings)

@@ -190,6 +190,7 @@ def _version() -> str:
 
 def _first_lint(stdout, doc: dict, options) -> None:
     from servelint.config import settings_for
+    from servelint.docs import is_rule_page
     from servelint.engine import lint
     from servelint.serialize import PUBLISH_DIAGNOSTICS, publish_params, result_diagnostics
     from servelint.settings import Settings, workspace_trusted
@@ -215,6 +216,8 @@ def _first_lint(stdout, doc: dict, options) -> None:
     if errors:
         tell(2, settings_problem_message(list(dict.fromkeys(errors))))
     settings, problems = settings_for(file_path(uri), settings, trusted=workspace_trusted(options))
+    if is_rule_page(file_path(uri)):
+        settings.enable = False  # as ServelintServer.settings_for_path
     for cfg in problems:
         logged, shown = config_problem_messages(cfg)
         tell(2, shown, logged)

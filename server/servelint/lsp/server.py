@@ -26,8 +26,9 @@ from pygls.lsp.server import LanguageServer
 
 from servelint import __version__
 from servelint import config, serialize
-from servelint.engine import LintResult, fix_all_text, lint
+from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
+from servelint.engine import LintResult, fix_all_text, lint
 from servelint.lsp.bootstrap import (LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
@@ -154,6 +155,8 @@ class ServelintServer(LanguageServer):
                                                  trusted=self.trusted)
         for cfg in problems:
             self.report_config_problem(cfg)
+        if is_rule_page(path):
+            settings.enable = False
         return settings
 
     def report_config_problem(self, cfg: config.ProjectConfig) -> None:
