@@ -71,15 +71,17 @@ client: $(TEST_STAMP) $(NPM_STAMP) $(WHEEL_STAMP)
 ## Debian's chromium (docs/vscode-e2e.md). setup.sh installs both into client/e2e/.cache
 ## (npm registry and apt-get only; a stamp makes a second run instant); screenshots go to
 ## client/e2e/out/.
-vscode-e2e: client
-	client/e2e/setup.sh
-	node --test --test-concurrency=1 client/e2e/vscode.test.mjs
+VSCODE_E2E = client/e2e/setup.sh && node --test --test-concurrency=1 client/e2e/vscode.test.mjs
 
-## Every test suite.
+vscode-e2e: client
+	$(VSCODE_E2E)
+
+## Every test suite: the type check, pytest, then VS Code itself (on the .vsix `client`
+## built and checked above).
 test: $(TEST_STAMP) nvim client
 	$(PY) -m mypy
 	$(PY) -m pytest -q
-	$(MAKE) --no-print-directory vscode-e2e
+	$(VSCODE_E2E)
 
 bench: $(STAMP)
 	@$(PY) -m compileall -q server/servelint >/dev/null
