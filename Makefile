@@ -16,12 +16,14 @@ WHEEL_STAMP := client/.wheelhouse/.fetched
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	$(PY) tools/build_packs.py
 	@$(PY) -m compileall -q server/servelint >/dev/null
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) tools/build_packs.py
 	@$(PY) -m compileall -q server/servelint >/dev/null
 	@touch $(STAMP) $@
 

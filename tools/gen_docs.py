@@ -1,7 +1,7 @@
 """Write the rule pages server/servelint/rules/pages/<CODE>.md (shipped in the package:
-diagnostics and hover link the installed copy), their index docs/rules/README.md, and
-server/servelint/rules/bundled.json (the bundled YAML packs as JSON, read at start-up),
-from the checks and rule records.
+diagnostics and hover link the installed copy) and their index docs/rules/README.md from
+the checks and rule records. (The packs' start-up cache, rules/bundled.json, is built by
+tools/build_packs.py.)
 
     .venv/bin/python tools/gen_docs.py          # rewrite the pages
     .venv/bin/python tools/gen_docs.py --check  # exit 1 if a page is out of date
@@ -39,23 +39,10 @@ def pages() -> dict[str, dict[str, str]]:
     return {str(PAGES): out, INDEX_DIR: {"README.md": HEADER + "\n".join(rows) + "\n"}}
 
 
-COMPILED = os.path.join(ROOT, "server", "servelint", "rules", "bundled.json")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    from servelint.rules import compile_bundled
-    compiled = compile_bundled()
-    have_compiled = open(COMPILED, encoding="utf-8").read() if os.path.exists(COMPILED) else None
-    if have_compiled != compiled:
-        if args.check:
-            print("out of date: server/servelint/rules/bundled.json (the packs as JSON)")
-            print("run: .venv/bin/python tools/gen_docs.py")
-            return 1
-        with open(COMPILED, "w", encoding="utf-8") as fh:
-            fh.write(compiled)
     stale, extra = [], []
     for folder, want in pages().items():
         for name, text in want.items():
