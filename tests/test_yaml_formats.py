@@ -14,7 +14,9 @@ from lsp_support import apply_lsp_edits, client, quick_fixes  # noqa: F401 (clie
 from servelint.engine import detect_format, fix_all_text, lint
 from servelint.edits import apply_edits, fix_all_edits
 from servelint.extract import by_name, yaml_launch, yamlpos
-from servelint.extract.yaml_launch import compose_words, k8s_value, yaml_scalar
+from servelint.extract.yaml_compose import compose_words
+from servelint.extract.yaml_host import yaml_scalar
+from servelint.extract.yaml_launch import k8s_value
 
 GOLDEN = Path(__file__).parent / "golden" / "yaml"
 EXAMPLES = Path(__file__).parent.parent / "examples"

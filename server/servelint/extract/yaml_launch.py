@@ -20,6 +20,11 @@ Values the file does not fix are unknown: compose interpolation (`$VAR`, `${VAR:
 
 Only YAML is parsed (`yaml.parse` with the safe loader's parser, libyaml when present);
 nothing in the file is executed.
+
+This module holds the parse into offset-carrying nodes, the walk that finds launches in
+them, and the format (`detect`, `extract`, `FORMAT`). Templates and conflict markers are
+blanked before parsing in `yaml_templates`; compose command strings are split into words
+in `yaml_compose`; fixes are written back into the YAML by the host in `yaml_host`.
 """
 
 from __future__ import annotations
@@ -33,16 +38,12 @@ from typing import Protocol
 import yaml
 
 from servelint.extract import yamlpos
-from servelint.extract.common import (ExtractResult, ReadOnlyHost, launch_from_tokens,
-                                      script_launches, script_word)
-from servelint.extract.shell import remove_words
-from servelint.model import Edit, LineIndex, Span, Token, write_all
-
-_LOADER: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
-try:
-    _LOADER = yaml.CSafeLoader
-except AttributeError:  # PyYAML without libyaml
-    _LOADER = yaml.SafeLoader
+from servelint.extract.common import (ExtractResult, launch_from_tokens, script_launches,
+                                      script_word)
+from servelint.extract.yaml_compose import Word, compose_value, compose_words
+from servelint.extract.yaml_host import LOADER, FixedHost, Part, YamlHost
+from servelint.extract.yaml_templates import Prepared, chunks, overlaps, prepare
+from servelint.model import LineIndex, Span, Token
 
 
 class _Mark(Protocol):  # yaml.Mark, or libyaml's
@@ -53,11 +54,6 @@ def _at(mark: _Mark | None) -> int:
     assert mark is not None  # the parser marks every event
     return mark.index
 
-_DOC_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
-# A template action on one line, or a (possibly multi-line) template comment.
-_TEMPLATE = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}|\{\{[^\n]*?\}\}", re.S)
-# Template actions that emit nothing.
-_CONTROL = re.compile(r"^(?:(?:if|else|end|range|with|define|block|break|continue)\b|/\*|\$\w*\s*:?=)")
 _MAX_RETRIES = 6  # lines blanked where the parser stops, before settling for a partial tree
 
 
@@ -142,7 +138,7 @@ def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
             roots.append(node)
 
     try:
-        for ev in yaml.parse(text, Loader=_LOADER):
+        for ev in yaml.parse(text, Loader=LOADER):
             if isinstance(ev, yaml.ScalarEvent):
                 node = Node("scalar", base + _at(ev.start_mark), base + _at(ev.end_mark),
                             ev.value, ev.style or "")
@@ -183,133 +179,6 @@ def _error_offset(exc: Exception, text: str) -> int:
     return len(text)
 
 
-# --- preparing the text: templates, conflict markers, documents -------------------------
-
-
-@dataclass
-class Prepared:
-    """The document as the YAML parser sees it: the same length and line breaks as the
-    original, with template actions and merge-conflict markers blanked."""
-
-    text: str
-    unknown: list[tuple[int, int]] = field(default_factory=list)  # values the file does not fix
-    dropped: set[int] = field(default_factory=set)  # lines that are not YAML (and not script)
-    output: list[tuple[int, int]] = field(default_factory=list)  # dropped lines that may emit words
-    repeat: list[tuple[int, int]] = field(default_factory=list)  # inside {{ range }}: any count
-    bounds: list[int] = field(default_factory=list)  # extra document boundaries (line starts)
-
-    def is_unknown(self, start: int, end: int) -> bool:
-        return _overlaps(self.unknown, start, end)
-
-    def in_repeat(self, offset: int) -> bool:
-        # {{ range }} blocks nest, so these spans may overlap: a plain scan.
-        return any(s <= offset < e for s, e in self.repeat)
-
-
-def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Whether [start, end) meets one of `spans` (sorted, disjoint)."""
-    i = bisect.bisect_left(spans, (end, end)) - 1
-    while i >= 0:
-        s, e = spans[i]
-        if e <= start:
-            return False  # disjoint and sorted: the earlier ones end earlier still
-        if s < end:
-            return True
-        i -= 1
-    return False
-
-
-def prepare(text: str, index: LineIndex) -> Prepared:
-    prep = Prepared(text)
-    if "<<<<<<<" not in text and "{{" not in text:
-        return prep
-    chars = list(text)
-
-    def blank_line(line: int, output: bool) -> None:
-        s, e = index.line_start(line), index.line_end(line)
-        for k in range(s, e):
-            if chars[k] not in "\r\n":
-                chars[k] = " "
-        prep.dropped.add(line)
-        if output:
-            prep.output.append((s, e))
-
-    if "<<<<<<<" in text:
-        # Merge conflicts: keep our side; blank the markers and their side.
-        state = None
-        for line in range(len(index.starts)):
-            s = index.line_start(line)
-            head = text[s:s + 8]
-            if head.startswith("<<<<<<<"):
-                state = "ours"
-                blank_line(line, False)
-            elif state and head.startswith("|||||||"):
-                state = "base"
-                blank_line(line, False)
-            elif state and head.startswith("======="):
-                state = "theirs"
-                blank_line(line, False)
-            elif state and head.startswith(">>>>>>>"):
-                state = None
-                blank_line(line, False)
-            elif state in ("base", "theirs"):
-                blank_line(line, False)
-
-    if "{{" in text:
-        stack: list[tuple[str, int]] = []  # (keyword, line start)
-        for m in _TEMPLATE.finditer(text):
-            s, e = m.start(), m.end()
-            if text[s - 1:s] == "$" and s > 0:
-                s -= 1  # GitHub `${{ ... }}`
-            first, last = index.line_of(s), index.line_of(e)
-            ls, le = index.line_start(first), index.line_end(last)
-            body = m.group(0)[2:-2].strip().lstrip("-").rstrip("-").strip()
-            control = bool(_CONTROL.match(body)) and not text[s] == "$"
-            word = body.split(None, 1)[0] if body else ""
-            only = _only_actions(text[ls:le])
-            if control:
-                if word in ("if", "with", "range", "define", "block"):
-                    stack.append((word, ls))
-                    if word == "define":
-                        prep.bounds.append(ls)
-                elif word == "end" and stack:
-                    kind, start = stack.pop()
-                    if kind == "range":
-                        prep.repeat.append((start, le))
-                    elif kind == "define":
-                        prep.bounds.append(index.line_start(min(last + 1, len(index.starts) - 1))
-                                           if last + 1 < len(index.starts) else len(text))
-            if only and text[s] != "$":
-                for line in range(first, last + 1):
-                    if line not in prep.dropped:
-                        blank_line(line, not control)
-                continue
-            # An expression inside a line: an unknown value, blanked to a plain word.
-            for k in range(s, e):
-                if chars[k] not in "\r\n":
-                    chars[k] = "_"
-            prep.unknown.append((s, e))
-    prep.text = "".join(chars)
-    prep.unknown.sort()
-    prep.output.sort()
-    prep.repeat.sort()
-    return prep
-
-
-def _only_actions(line: str) -> bool:
-    rest = _TEMPLATE.sub("", line)
-    return not rest.strip() and "{{" in line
-
-
-def _chunks(prep: Prepared, original: str) -> list[tuple[int, int]]:
-    """Document ranges: `---` lines, and Helm `define` blocks, start new ones."""
-    starts = {0}
-    starts.update(m.start() for m in _DOC_START.finditer(prep.text))
-    starts.update(b for b in prep.bounds if 0 <= b < len(original))
-    cuts = sorted(starts) + [len(original)]
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-
-
 # --- values -------------------------------------------------------------------------------
 
 
@@ -334,256 +203,6 @@ def k8s_value(s: str) -> tuple[str | None, str]:
         out.append(s[i])
         i += 1
     return "".join(out), ""
-
-
-_COMPOSE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def compose_interpolations(s: str) -> list[tuple[int, int]]:
-    """Where compose substitutes variables in `s` ([start, end) pairs), `$$` excluded."""
-    out = []
-    i = 0
-    while i < len(s):
-        if s[i] != "$":
-            i += 1
-            continue
-        if s.startswith("$$", i):
-            i += 2
-            continue
-        if s.startswith("${", i):
-            depth = 0
-            j = i + 1
-            while j < len(s):
-                if s[j] == "{":
-                    depth += 1
-                elif s[j] == "}":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            out.append((i, min(j + 1, len(s))))
-            i = j + 1
-            continue
-        m = _COMPOSE_NAME.match(s, i + 1)
-        if m:
-            out.append((i, m.end()))
-            i = m.end()
-            continue
-        i += 1
-    return out
-
-
-def compose_value(s: str) -> tuple[str | None, str]:
-    if "$" not in s:
-        return s, ""
-    spans = compose_interpolations(s)
-    head = s[:spans[0][0]] if spans else s
-    head = head.replace("$$", "$")
-    return (None, head) if spans else (head, "")
-
-
-# --- writing YAML ---------------------------------------------------------------------------
-
-_PLAIN_OK = re.compile(r"^(?:-(?=\S)|[A-Za-z0-9_./])[A-Za-z0-9_./=+:@%-]*$")
-_WORD_OK = re.compile(r"^[A-Za-z0-9_./=+@%-][A-Za-z0-9_./=+:@%-]*$")
-
-
-def _resolves_to_itself(value: str) -> bool:
-    try:
-        return yaml.load(value, Loader=_LOADER) == value
-    except yaml.YAMLError:
-        return False
-
-
-def yaml_scalar(value: str, style: str = "") -> str:
-    """Source text of a list element whose value is the string `value`, in the quoting
-    style of its neighbour (`style`: '"', "'" or "" for plain): plain only when YAML reads
-    it back as that same string (in block and flow context), else quoted."""
-    if style not in ("'", '"') and _PLAIN_OK.match(value) and not value.endswith(":") \
-            and _resolves_to_itself(value):
-        return value
-    if style == "'" and value.isprintable():
-        return "'" + value.replace("'", "''") + "'"
-    out = ['"']
-    for c in value:
-        if c == "\\":
-            out.append("\\\\")
-        elif c == '"':
-            out.append('\\"')
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) < 0xA0 or c in "\u2028\u2029\ufeff":
-            out.append(f"\\u{ord(c):04x}")
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)
-
-
-def plain_word(value: str) -> str | None:
-    """A word written inside an existing scalar (a compose command string, a script in a
-    quoted scalar): only words that need no quoting in the shell or in YAML."""
-    if value and _WORD_OK.match(value) and not value.endswith(":"):
-        return value
-    return None
-
-
-# --- the host: editing lists and strings in a YAML document ----------------------------------
-
-
-@dataclass
-class Part:
-    """One place the words of a launch are written: a block or flow sequence (each word
-    an element), or a string split into words (`words`), or `fixed` (no edits)."""
-
-    kind: str  # "block", "flow", "words", "fixed"
-    spans: list[Span]  # the elements' spans (words: every word's span)
-    dashes: list[int | None] = field(default_factory=list)  # block: offset of each item's '-'
-    indent: int = 0  # block: column of the '-'
-
-
-class YamlHost:
-    name = "yaml"
-    quote_context = ""
-
-    def __init__(self, text: str, index: LineIndex, parts: list[Part]):
-        self.text = text
-        self.index = index
-        self.parts = parts
-        self._nl: str | None = None
-        self._where: dict[tuple[int, int], tuple[int, int]] = {}
-        for p, part in enumerate(parts):
-            for i, s in enumerate(part.spans):
-                self._where[(s.start, s.end)] = (p, i)
-
-    @property
-    def nl(self) -> str:
-        """The document's line break, for new lines."""
-        if self._nl is None:
-            self._nl = "\r\n" if "\r\n" in self.text else "\n"
-        return self._nl
-
-    def _find(self, token: Token) -> tuple[Part, int, int] | None:
-        hit = self._where.get((token.span.start, token.span.end))
-        if hit is None:
-            return None
-        p, i = hit
-        return self.parts[p], p, i
-
-    def quote(self, value: str) -> str | None:
-        # Used for text written inside an existing word (`--opt=VALUE`): plain only.
-        return plain_word(value)
-
-    def _write(self, part: Part, value: str, like: Token | None = None) -> str | None:
-        if part.kind in ("block", "flow"):
-            return yaml_scalar(value, like.raw[:1] if like is not None else "")
-        if part.kind == "words":
-            return plain_word(value)
-        return None
-
-    def replace(self, token: Token, value: str) -> Edit | None:
-        found = self._find(token)
-        if found is None:
-            return None
-        new = self._write(found[0], value, token)
-        return None if new is None else Edit(token.span, new)
-
-    def _join(self, part: Part, words: list[str], like: Token | None = None) -> str | None:
-        parts = write_all(lambda w: self._write(part, w, like), words)
-        if parts is None:
-            return None
-        if part.kind == "block":
-            return (self.nl + " " * part.indent + "- ").join(parts)
-        if part.kind == "flow":
-            return ", ".join(parts)
-        return " ".join(parts)
-
-    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
-        a, b = self._find(first), self._find(last)
-        if a is None or b is None or a[1] != b[1] or not words:
-            return None
-        new = self._join(a[0], words, first)
-        return None if new is None else Edit(Span(first.span.start, last.span.end), new)
-
-    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        found = self._find(token)
-        if found is None or not words:
-            return None
-        part = found[0]
-        new = self._join(part, words, token)
-        if new is None:
-            return None
-        if part.kind == "block":
-            line = self.index.line_of(max(token.span.start, token.span.end - 1))
-            at = self.index.line_end(line)
-            if self.text[at - 1:at] == "\r":
-                at -= 1
-            return Edit(Span(at, at), self.nl + " " * part.indent + "- " + new)
-        sep = ", " if part.kind == "flow" else " "
-        return Edit(Span(token.span.end, token.span.end), sep + new)
-
-    def remove(self, first: Token, last: Token) -> Edit | None:
-        a, b = self._find(first), self._find(last)
-        if a is None or b is None:
-            return None
-        (pa, ia, ja), (pb, ib, jb) = (a[0], a[1], a[2]), (b[0], b[1], b[2])
-        if ia == ib:
-            return self._remove_in(pa, ja, jb)
-        if ia > ib:
-            return None
-        # Words from several lists (compose entrypoint + command): one edit that keeps
-        # the text between the lists.
-        removals = [self._remove_in(pa, ja, len(pa.spans) - 1)]
-        for k in range(ia + 1, ib):
-            removals.append(self._remove_in(self.parts[k], 0, len(self.parts[k].spans) - 1))
-        removals.append(self._remove_in(pb, 0, jb))
-        pieces = [p for p in removals if p is not None]
-        if len(pieces) < len(removals):
-            return None
-        pieces.sort(key=lambda e: e.span.start)
-        for x, y in zip(pieces, pieces[1:]):
-            if x.span.end > y.span.start:
-                return None
-        out = [pieces[0].new_text]
-        for x, y in zip(pieces, pieces[1:]):
-            out.append(self.text[x.span.end:y.span.start])
-            out.append(y.new_text)
-        return Edit(Span(pieces[0].span.start, pieces[-1].span.end), "".join(out))
-
-    def _remove_in(self, part: Part, i: int, j: int) -> Edit | None:
-        spans = part.spans
-        if part.kind == "fixed" or not (0 <= i <= j < len(spans)):
-            return None
-        if part.kind == "words":
-            return remove_words(self.text, self.index, spans[i].start, spans[j].end)
-        if part.kind == "flow":
-            # With the comma before the elements (the line breaks after them stay), or,
-            # for the first elements, with the comma after them.
-            if i > 0:
-                return Edit(Span(spans[i - 1].end, spans[j].end), "")
-            if j + 1 < len(spans):
-                return Edit(Span(spans[i].start, spans[j + 1].start), "")
-            return Edit(Span(spans[i].start, spans[j].end), "")
-        # Block sequence: whole lines, from the first item's '-' to the end of the last
-        # item's line, when nothing else shares those lines.
-        dash = part.dashes[i]
-        start = dash if dash is not None else spans[i].start
-        index, text = self.index, self.text
-        ls = index.line_start(index.line_of(start))
-        end_line = index.line_of(max(spans[j].start, spans[j].end - 1))
-        le = index.line_end(end_line)
-        nxt = (part.dashes[j + 1] if j + 1 < len(spans) else None)
-        if not text[ls:start].strip() and (nxt is None or nxt > le):
-            return Edit(Span(ls, min(le + 1, len(text))), "")
-        stop = nxt if nxt is not None else spans[j].end
-        return Edit(Span(start, stop), "")
-
-
-def FixedHost(text: str, index: LineIndex) -> "ReadOnlyHost":
-    """The host of a launch whose positions are not exact: nothing is edited."""
-    return ReadOnlyHost(text, index, "yaml")
 
 
 # --- reading a document -------------------------------------------------------------------------
@@ -683,110 +302,6 @@ def _contains_marker(node: Node | None) -> bool:
     return False
 
 
-# --- compose command strings ------------------------------------------------------------------
-
-
-@dataclass
-class Word:
-    chars: list[tuple[str, int]]  # (character of the value, index in the string)
-    start: int  # [start, end): where the word is written in the string, quotes included
-    end: int
-    unknown: bool = False
-    prefix: str = ""
-    splat: bool = False
-
-    @property
-    def text(self) -> str | None:
-        return None if self.unknown else "".join(c for c, _ in self.chars)
-
-
-def compose_words(s: str) -> list[Word]:
-    """Split a compose `command`/`entrypoint` string into words. Compose first
-    substitutes variables (`$$` is a `$`), then splits like a shell without running
-    one: quotes and backslashes; `;`, `&`, `|`, `<`, `>` end what is read (the rest
-    becomes one unknown stretch). A word holding a substitution is unknown; an unquoted
-    word that is only a substitution may become any number of words."""
-    interp = compose_interpolations(s) if "$" in s else []
-    # (character, index, unknown?) after interpolation
-    seq: list[tuple[str, int, bool]] = []
-    k = 0
-    spans = iter(interp)
-    nxt = next(spans, None)
-    while k < len(s):
-        if nxt is not None and k == nxt[0]:
-            for j in range(nxt[0], nxt[1]):
-                seq.append((s[j], j, True))
-            k = nxt[1]
-            nxt = next(spans, None)
-            continue
-        if s.startswith("$$", k):
-            seq.append(("$", k, False))
-            k += 2
-            continue
-        seq.append((s[k], k, False))
-        k += 1
-    words: list[Word] = []
-    i, n = 0, len(seq)
-
-    def idx(p: int) -> int:
-        return seq[p][1] if p < n else len(s)
-
-    while i < n:
-        while i < n and seq[i][0] in " \t\r\n" and not seq[i][2]:
-            i += 1
-        if i >= n:
-            break
-        begin = i
-        w = Word([], idx(i), idx(i))
-        quoted = False
-        only_interp = True
-        stop = False
-        while i < n and not (seq[i][0] in " \t\r\n" and not seq[i][2]):
-            c, at, unk = seq[i]
-            if unk:
-                if not w.unknown:
-                    w.unknown, w.prefix = True, "".join(x for x, _ in w.chars)
-                w.chars.append((c, at))
-                i += 1
-                continue
-            only_interp = False
-            if c == "'":
-                quoted = True
-                i += 1
-                while i < n and seq[i][0] != "'":
-                    if seq[i][2] and not w.unknown:
-                        w.unknown, w.prefix = True, "".join(x for x, _ in w.chars)
-                    w.chars.append(seq[i][:2])
-                    i += 1
-                i += 1
-            elif c == '"':
-                quoted = True
-                i += 1
-                while i < n and seq[i][0] != '"':
-                    if seq[i][0] == "\\" and i + 1 < n and not seq[i][2]:
-                        i += 1
-                    if seq[i][2] and not w.unknown:
-                        w.unknown, w.prefix = True, "".join(x for x, _ in w.chars)
-                    w.chars.append(seq[i][:2])
-                    i += 1
-                i += 1
-            elif c == "\\" and i + 1 < n:
-                w.chars.append(seq[i + 1][:2])
-                i += 2
-            elif c in ";&|<>":
-                stop = True
-                break
-            else:
-                w.chars.append((c, at))
-                i += 1
-        if i > begin:
-            w.end = idx(min(i, n)) if i < n else len(s)
-            w.splat = w.unknown and only_interp and not quoted
-            words.append(w)
-        if stop:
-            words.append(Word([], idx(i), len(s), unknown=True, splat=True))
-            break
-    return words
 
 
 def _words_part(ctx: Ctx, node: Node) -> tuple[Part, list[Token], yamlpos.Decoded, list[Word]]:
@@ -1027,7 +542,7 @@ def _mask_unknown(ctx: Ctx, script: str, table: list[int]) -> str:
     """Template expressions in a script become shell expansions of the same length, so
     that the shell reader sees an unknown value there."""
     spans = ctx.prep.unknown
-    if not script or not _overlaps(spans, min(table), max(table) + 1):
+    if not script or not overlaps(spans, min(table), max(table) + 1):
         return script
     chars = list(script)
     i, n = 0, len(chars)
@@ -1131,7 +646,7 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
     if "sglang" not in text or not has_launch_hint(text):
         return result
     prep = prepare(text, index)
-    for start, end in _chunks(prep, text):
+    for start, end in chunks(prep, text):
         piece = text[start:end]
         if "sglang" not in piece or not has_launch_hint(piece):
             continue
