@@ -405,8 +405,13 @@ class Session {
 
   /** The lines of the active editor, as displayed. */
   async editorText() {
-    return this.page.evaluate(() => {
-      const lines = document.querySelector(".part.editor .editor-group-container.active .monaco-editor .view-lines");
+    return this.linesOf([".part.editor .editor-group-container.active .monaco-editor .view-lines"]);
+  }
+
+  /** The text a Monaco editor displays, of the first of `selectors` that is there. */
+  async linesOf(selectors) {
+    return this.page.evaluate((sels) => {
+      const lines = sels.map((sel) => document.querySelector(sel)).find((x) => x);
       if (!lines) {
         return null;
       }
@@ -414,7 +419,7 @@ class Session {
         .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
         .map((l) => l.innerText.replace(/\u00a0/g, " "))
         .join("\n");
-    });
+    }, selectors);
   }
 
   /** Ctrl+P on a notebook, and its notebook editor shown. */
@@ -578,17 +583,8 @@ class Session {
   }
 
   async outputText() {
-    return this.page.evaluate(() => {
-      const lines = document.querySelector(".part.panel .output-view .monaco-editor .view-lines")
-        ?? document.querySelector(".part.panel .monaco-editor .view-lines");
-      if (!lines) {
-        return null;
-      }
-      return [...lines.querySelectorAll(".view-line")]
-        .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
-        .map((l) => l.innerText.replace(/\u00a0/g, " "))
-        .join("\n");
-    });
+    return this.linesOf([".part.panel .output-view .monaco-editor .view-lines",
+      ".part.panel .monaco-editor .view-lines"]);
   }
 }
 
@@ -632,6 +628,27 @@ function withCellSources(original, sources) {
     cell.source = sources[i].split(/(?<=\n)/);
   });
   return nb;
+}
+
+/** The two code cells of fixall.ipynb (and of multi-root's cells.ipynb):
+ * `!python -m sglang.launch_server --model-path m --tp_size 2` (47 characters before
+ * --tp_size) and a %%bash cell whose line 2 `python -m ... --model-path m --tp_size 4` has
+ * 46. An edit (a comment line at the end of the %%bash cell, reached through its
+ * problem) makes Ctrl+S save; the saved notebook must have both cells fixed and nothing
+ * else changed. `filter`: what the Problems panel is filtered by. */
+async function fixTwoCellsOnSave(s, rel, filter) {
+  const original = JSON.parse(fs.readFileSync(s.file(rel), "utf8"));
+  await s.openNotebook(rel);
+  await s.showProblems(filter);
+  await s.expectFindings(rel, ["SL002 1:48", "SL002 2:47"]);
+  await s.typeAtEndOfCellWith(2, 47, "\n# saved by the e2e test");
+  await s.chord("Control+KeyS");
+  const expected = withCellSources(original, [
+    "!python -m sglang.launch_server --model-path m --tp-size 2",
+    "%%bash\npython -m sglang.launch_server --model-path m --tp-size 4\n# saved by the e2e test",
+  ]);
+  await expectNotebookOnDisk(s.file(rel), expected, `${rel} saved with both cells fixed and nothing else changed`);
+  await s.expectFindings(rel, []);
 }
 
 /** Waits until `file` on disk is valid JSON deep-equal to `expected`. */
@@ -817,23 +834,7 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
 
   test("notebook.codeActionsOnSave notebook.source.fixAll: an edit and Ctrl+S fix both code cells of fixall.ipynb (first cell: Markdown) on disk",
     { timeout: TEST_TIMEOUT }, () => s.check("notebook-fix-all-on-save", async () => {
-      const rel = "fixall.ipynb";
-      const original = JSON.parse(fs.readFileSync(s.file(rel), "utf8"));
-      await s.openNotebook(rel);
-      await s.showProblems(rel);
-      // Cell 1 `!python -m sglang.launch_server --model-path m --tp_size 2`: 47 characters
-      // before --tp_size; cell 2, line 2 `python -m ... --model-path m --tp_size 4`: 46.
-      await s.expectFindings(rel, ["SL002 1:48", "SL002 2:47"]);
-      // An edit (a comment line at the end of the %%bash cell, reached through its
-      // problem), so that Ctrl+S saves.
-      await s.typeAtEndOfCellWith(2, 47, "\n# saved by the e2e test");
-      await s.chord("Control+KeyS");
-      const expected = withCellSources(original, [
-        "!python -m sglang.launch_server --model-path m --tp-size 2",
-        "%%bash\npython -m sglang.launch_server --model-path m --tp-size 4\n# saved by the e2e test",
-      ]);
-      await expectNotebookOnDisk(s.file(rel), expected, `${rel} saved with both cells fixed and nothing else changed`);
-      await s.expectFindings(rel, []);
+      await fixTwoCellsOnSave(s, "fixall.ipynb", "fixall.ipynb");
     }));
 
   test("the language status item of a shell script shows servelint's and SGLang's versions and the interpreter; its Show Output opens the servelint output",
@@ -1062,20 +1063,7 @@ describe("VS Code with the servelint .vsix (multi-root workspace)", { timeout: 6
 
   test("notebook.codeActionsOnSave source.fixAll.servelint (each cell): an edit and Ctrl+S fix both code cells of default/cells.ipynb on disk",
     { timeout: TEST_TIMEOUT }, () => s.check("notebook-cell-fix-all-on-save", async () => {
-      const rel = "default/cells.ipynb";
-      const original = JSON.parse(fs.readFileSync(s.file(rel), "utf8"));
-      await s.openNotebook(rel);
-      await s.showProblems("cells.ipynb");
-      // The cells of trusted's fixall.ipynb: --tp_size after 47 and (line 2) 46 characters.
-      await s.expectFindings(rel, ["SL002 1:48", "SL002 2:47"]);
-      await s.typeAtEndOfCellWith(2, 47, "\n# saved by the e2e test");
-      await s.chord("Control+KeyS");
-      const expected = withCellSources(original, [
-        "!python -m sglang.launch_server --model-path m --tp-size 2",
-        "%%bash\npython -m sglang.launch_server --model-path m --tp-size 4\n# saved by the e2e test",
-      ]);
-      await expectNotebookOnDisk(s.file(rel), expected, `${rel} saved with both cells fixed and nothing else changed`);
-      await s.expectFindings(rel, []);
+      await fixTwoCellsOnSave(s, "default/cells.ipynb", "cells.ipynb");
     }));
 });
 
