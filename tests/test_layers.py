@@ -78,3 +78,50 @@ def test_checks_own_their_codes():
             if code.search(line):
                 offenders.append(f"{module_name(path)}:{n}: {line.strip()}")
     assert offenders == []
+
+
+def module_imports(path: Path) -> set[str]:
+    """The servelint modules a module imports when it is loaded (module level only: an
+    import inside a function runs later and cannot make a loading circle)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m.startswith("servelint")}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == 1:
+                return path[path.index(dep):] + [dep]
+            if dep not in state:
+                found = visit(dep, path + [dep])
+                if found:
+                    return found
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            found = visit(start, [start])
+            if found:
+                return found
+    return None
+
+
+def test_no_import_circles():
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = module_name(path)
+        graph[name] = {m for m in module_imports(path) if m != name}
+    known = set(graph)
+    graph = {m: {d for d in deps if d in known} for m, deps in graph.items()}
+    assert find_cycle(graph) is None
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
