@@ -152,15 +152,27 @@ def _groups(parser: argparse.ArgumentParser) -> dict[int, str]:
     return out
 
 
+# SGLang's retiring action classes, matched by name: they live in
+# sglang/srt/arg_groups/argparse_actions.py from 0.5.14 and in
+# sglang/srt/server_args.py (DeprecatedAction only) before.
+DEPRECATION_SHAPES = (
+    "DeprecatedAction",
+    "DeprecatedStoreTrueAction",
+    "DeprecatedStoreConstAction",
+    "DeprecatedAliasStoreAction",
+)
+
+
+def _deprecation_shape(action: argparse.Action) -> str | None:
+    """The name of the SGLang Deprecated* class the action is an instance of."""
+    for cls in type(action).__mro__:
+        if cls.__name__ in DEPRECATION_SHAPES and cls.__module__.startswith("sglang."):
+            return cls.__name__
+    return None
+
+
 def describe(action: argparse.Action, parser: argparse.ArgumentParser,
              groups: dict[int, str]) -> dict[str, Any]:
-    from sglang.srt.arg_groups.argparse_actions import (
-        DeprecatedAction,
-        DeprecatedAliasStoreAction,
-        DeprecatedStoreConstAction,
-        DeprecatedStoreTrueAction,
-    )
-
     hidden = action.help == argparse.SUPPRESS
     help_text = None
     if action.help is not None and not hidden:
@@ -172,15 +184,20 @@ def describe(action: argparse.Action, parser: argparse.ArgumentParser,
 
     deprecated = removed = False
     message = replacement = const_value = None
-    if isinstance(action, DeprecatedAction):
+    shape = _deprecation_shape(action)
+    if shape == "DeprecatedAction":
         deprecated = True
-        message = action.error_message
+        if hasattr(action, "error_message"):
+            message = action.error_message
+        else:
+            # Before 0.5.14 (sglang/srt/server_args.py) DeprecatedAction had no
+            # error_message: using the flag raised ValueError(help).
+            message = help_text
         removed = message is not None
-    elif isinstance(action, (DeprecatedStoreTrueAction, DeprecatedStoreConstAction,
-                             DeprecatedAliasStoreAction)):
+    elif shape is not None:
         deprecated = True
         replacement = action.new_flag
-        if isinstance(action, DeprecatedStoreConstAction):
+        if shape == "DeprecatedStoreConstAction":
             const_value = _json_or_str(action.const_value)
     elif help_text is not None and HELP_DEPRECATED.match(help_text):
         deprecated = True
