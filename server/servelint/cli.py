@@ -29,26 +29,24 @@ def flag_value(attr: str, comma_list: bool = False):
     return parse
 
 
-# Settings attribute -> the argparse destination of its flag (schema.Field.cli).
-CLI_DESTS = {"select": "select", "ignore": "ignore", "sglang_version": "sglang_version",
-             "gpu": "gpu", "respect_suppressions": "no_suppressions", "rule_packs": "rules"}
-
-
 def cli_settings(args):
     """The settings the command-line flags give; each flag given counts as explicit, so it
     beats the project configuration file (rule packs add to the project's, they do not
     replace them)."""
-    from servelint.schema import BY_ATTR
+    from servelint.schema import FIELDS
     from servelint.settings import Settings
 
     settings = Settings()
     explicit = set()
-    for attr, dest in CLI_DESTS.items():
-        value = getattr(args, dest, None)
+    for field in FIELDS:
+        if field.cli is None:
+            continue
+        attr = field.attr
+        value = getattr(args, field.cli.lstrip("-").replace("-", "_"), None)
         if value is None or value is False:
             continue
-        if attr == "respect_suppressions":
-            value = BY_ATTR[attr].parse(True)  # --no-suppressions
+        if value is True:  # a switch (--no-suppressions): its field says what it means
+            value = field.parse(True)
         setattr(settings, attr, value)
         if attr != "rule_packs":
             explicit.add(attr)

@@ -15,9 +15,7 @@ cell, never `jupyter`). A Markdown cell is left to the Markdown reader.
 from __future__ import annotations
 
 from servelint.extract.common import ExtractResult, empty
-import re
-
-from servelint.extract.notebook import _cell_results, _mode, is_cell
+from servelint.extract.notebook import _cell_results, _mode, is_cell, split_python
 from servelint.extract.shell import SHELL_LANGUAGES
 from servelint.model import LineIndex
 
@@ -28,7 +26,11 @@ from servelint.model import LineIndex
 # cell to the Markdown reader, a cell in another language (an R or Julia kernel's) to none,
 # as the notebook reader skips other kernels' cells.
 IPYTHON_LANGUAGES = {None, "", "python", "ipython", "plaintext"}
-_IPYTHON_SYNTAX = re.compile(r"\A[ \t]*%%|^[ \t]*(?:[A-Za-z_][\w.]*[ \t]*=[ \t]*)?!", re.M)
+
+
+def _ipython_syntax(text: str) -> bool:
+    """A cell magic first (`%%bash`) or a `!` shell line, as the notebook reader finds them."""
+    return text.lstrip(" \t").startswith("%%") or bool(split_python(text)[1])
 
 
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
@@ -36,7 +38,7 @@ def detect(path: str | None, language_id: str | None, text: str) -> bool:
         return False
     if language_id in IPYTHON_LANGUAGES:
         return True
-    return language_id in SHELL_LANGUAGES and _IPYTHON_SYNTAX.search(text) is not None
+    return language_id in SHELL_LANGUAGES and _ipython_syntax(text)
 
 
 def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:

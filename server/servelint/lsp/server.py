@@ -33,7 +33,7 @@ from servelint.lsp.bootstrap import (LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
                                      settings_problem_message, uri_to_path)
-from servelint.lsp.convert import text_edit, to_range
+from servelint.lsp.convert import send_diagnostics, text_edit, to_range
 from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
 from servelint.lsp.completion import resolve as resolve_completion
 from servelint.lsp.hover import hover_at
@@ -90,9 +90,7 @@ class ServelintServer(LanguageServer):
         """Settings from one answer of the editor, on top of initializationOptions."""
         section = dict(self.init_settings)
         section.update(editor_section(raw) or {})
-        settings = Settings.from_dict(section, errors)
-        self.show_level = NOTIFY_LEVELS[settings.show_notifications]
-        return settings
+        return Settings.from_dict(section, errors)
 
     def apply_settings(self, raw: object, folders: Mapping[str, object] | None = None) -> None:
         """Take the editor's settings: initializationOptions first, then whatever the
@@ -100,6 +98,7 @@ class ServelintServer(LanguageServer):
         workspace folder's own answer (multi-root workspaces)."""
         errors: list[str] = []
         self.settings = self._settings_of(raw, errors)
+        self.show_level = NOTIFY_LEVELS[self.settings.show_notifications]  # window-wide
         if folders is not None:
             self.folder_settings = {path: self._settings_of(answer, errors)
                                     for path, answer in folders.items()}
@@ -240,9 +239,7 @@ class ServelintServer(LanguageServer):
         self.report_pack_problems(result)
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
-        from servelint.lsp.convert import send_diagnostics
-        from servelint.serialize import result_diagnostics
-        send_diagnostics(self, uri, version, result_diagnostics(result, uri, version))
+        send_diagnostics(self, uri, version, serialize.result_diagnostics(result, uri, version))
 
     def report_pack_problems(self, result: LintResult) -> None:
         """Tell the user once about each broken record of a rule pack; the server goes on
@@ -281,12 +278,11 @@ class ServelintServer(LanguageServer):
             self.executor, lambda: lint(text, uri_to_path(uri), language, settings,
                                         suppression_actions=True))
 
-    async def current_fixes(self, uri: str, diag: lsp.Diagnostic) -> list[dict]:
-        """The fixes of the finding that has `diag`'s code and range in the document's
-        current text (its main token or one of its other flags); [] when none has."""
-        result = await self.current_result(uri)
-        if result is None:
-            return []
+    @staticmethod
+    def current_fixes(result: LintResult, diag: lsp.Diagnostic) -> list[dict]:
+        """The fixes of the finding that has `diag`'s code and range in `result`, the lint
+        of the document's current text (its main token or one of its other flags); []
+        when none has."""
         rng = diag.range
         want = (rng.start.line, rng.start.character, rng.end.line, rng.end.character)
         index = result.index
@@ -396,9 +392,8 @@ class ServelintServer(LanguageServer):
                 continue  # open: its live diagnostics stay
             file_uri = Path(path).as_uri()
             if outcome.findings or file_uri in self.workspace_published:
-                from servelint.lsp.convert import send_diagnostics
-                from servelint.serialize import result_diagnostics
-                send_diagnostics(self, file_uri, None, result_diagnostics(outcome, file_uri, None))
+                send_diagnostics(self, file_uri, None,
+                                 serialize.result_diagnostics(outcome, file_uri, None))
             if outcome.findings:
                 published.add(file_uri)
         for gone in self.workspace_published - published:
@@ -578,13 +573,13 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
     uri = params.text_document.uri
     only = params.context.only
     actions: list[lsp.CodeAction] = []
+    doc = ls.workspace.get_text_document(uri)
     debug = log.isEnabledFor(logging.DEBUG)
     if debug:
         log.debug("codeAction %s only=%s trigger=%s version=%s diagnostics=%s", uri, only,
-                  params.context.trigger_kind, ls.workspace.get_text_document(uri).version,
+                  params.context.trigger_kind, doc.version,
                   [(d.code, d.data.get("version") if isinstance(d.data, dict) else None, d.range)
                    for d in params.context.diagnostics])
-    doc = ls.workspace.get_text_document(uri)
 
     def asked(kind: str) -> bool:
         if not only:
@@ -592,6 +587,7 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
         return any(kind == k or kind.startswith(k + ".") for k in only)
 
     want_quickfix = not only or any(k == "quickfix" or k.startswith("quickfix.") for k in only)
+    current: LintResult | None = None  # the current text's lint, once, if a diagnostic is stale
     if want_quickfix:
         for diag in params.context.diagnostics:
             if diag.source != "servelint" or not isinstance(diag.data, dict):
@@ -601,7 +597,8 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
                 # Edits computed for another text would corrupt this one. VS Code may ask
                 # with the diagnostics of the text before an edit it just made (the new
                 # ones are on their way): use the same finding's fixes in the current text.
-                fixes = await ls.current_fixes(uri, diag)
+                current = current or await ls.current_result(uri)
+                fixes = ls.current_fixes(current, diag) if current is not None else []
             for fx in fixes:
                 actions.append(lsp.CodeAction(
                     title=fx["title"] if str(diag.code) in fx["title"] else f"{fx['title']} ({diag.code})",
