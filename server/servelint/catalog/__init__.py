@@ -1,19 +1,37 @@
-"""Flag catalogs: what SGLang's own argparse parser accepts, per SGLang version.
+"""Flag catalogs: what SGLang's own argparse parser accepts, per SGLang release.
 
-The JSON files under `data/` are generated from SGLang's parser by
-`tools/gen_catalog.py` and are never edited by hand.
+Every release's catalog (docs/catalog.md, schemas/catalog.schema.json) is generated
+from SGLang's parser by `tools/catalog_release.py` (the same records as
+`tools/gen_catalog.py`) and packed by `tools/pack_catalogs.py` into one file,
+`data/releases.json.gz`, where an option record shared by several releases is
+stored once. Nothing here is edited by hand.
+
+- `load_catalog(version)` builds the `Catalog` of one packed release;
+- `known_versions()`, `newest_version()`, `version_key()` and `resolve_version()`
+  say which releases there are and which one answers for a version a user names;
+- `history()` (built on first use) answers when an option string, a default or a
+  choice came and went: `servelint.catalog.history.History`.
 """
 
 from __future__ import annotations
 
 import bisect
+import copy
+import gzip
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+if TYPE_CHECKING:
+    from servelint.catalog.history import History
+
+# The newest packed release; tests/test_catalog_releases.py holds it to the pack.
 DEFAULT_VERSION = "0.5.23"
+PACK_NAME = "releases.json.gz"
+PACK_FORMAT = "servelint-catalogs/1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,35 +74,47 @@ class Option:
         return self.kind in ("flag", "bool_optional")
 
 
+def _option(raw: dict[str, Any]) -> Option:
+    choices = raw.get("choices")
+    return Option(
+        names=tuple(raw["names"]),
+        dest=raw["dest"],
+        kind=raw["kind"],
+        nargs=raw.get("nargs"),
+        action=raw.get("action") or "store",
+        type=raw.get("type"),
+        choices=tuple(choices) if choices is not None else None,
+        default=raw.get("default"),
+        help=raw.get("help"),
+        hidden=bool(raw.get("hidden")),
+        metavar=raw.get("metavar"),
+        required=bool(raw.get("required")),
+        deprecated=bool(raw.get("deprecated")),
+        removed=bool(raw.get("removed")),
+        message=raw.get("message"),
+        replacement=raw.get("replacement"),
+    )
+
+
 class Catalog:
     def __init__(self, data: dict[str, Any]):
-        self.engine = data.get("engine", "sglang")
-        self.version = data["version"]
-        self.generated = data.get("generated", "")
-        self.options: list[Option] = []
+        self._index(data.get("engine", "sglang"), data["version"], data.get("generated", ""),
+                    [_option(raw) for raw in data["options"]])
+
+    @classmethod
+    def _of(cls, engine: str, version: str, generated: str, options: list[Option]) -> Catalog:
+        catalog = cls.__new__(cls)
+        catalog._index(engine, version, generated, options)
+        return catalog
+
+    def _index(self, engine: str, version: str, generated: str, options: list[Option]) -> None:
+        self.engine = engine
+        self.version = version
+        self.generated = generated
+        self.options: list[Option] = options
         self.by_name: dict[str, Option] = {}
         self.by_dest: dict[str, Option] = {}
-        for raw in data["options"]:
-            choices = raw.get("choices")
-            opt = Option(
-                names=tuple(raw["names"]),
-                dest=raw["dest"],
-                kind=raw["kind"],
-                nargs=raw.get("nargs"),
-                action=raw.get("action") or "store",
-                type=raw.get("type"),
-                choices=tuple(choices) if choices is not None else None,
-                default=raw.get("default"),
-                help=raw.get("help"),
-                hidden=bool(raw.get("hidden")),
-                metavar=raw.get("metavar"),
-                required=bool(raw.get("required")),
-                deprecated=bool(raw.get("deprecated")),
-                removed=bool(raw.get("removed")),
-                message=raw.get("message"),
-                replacement=raw.get("replacement"),
-            )
-            self.options.append(opt)
+        for opt in options:
             for n in opt.names:
                 self.by_name[n] = opt
             # The first registration of a dest is the one SGLang documents.
@@ -109,22 +139,212 @@ class Catalog:
         return [n for n in self.sorted_names if n.startswith("--")]
 
 
-@lru_cache(maxsize=4)
-def load_catalog(version: str = DEFAULT_VERSION) -> Catalog:
-    name = f"sglang-{version}.json"
-    ref = resources.files("servelint.catalog") / "data" / name
-    try:
-        text = ref.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise KeyError(f"no flag catalog for SGLang {version}") from exc
-    return Catalog(json.loads(text))
+# ---------------------------------------------------------------------------
+# Versions (PEP 440, the subset SGLang uses and a bit more; no dependency).
+
+_VERSION = re.compile(
+    r"""^\s*v?
+    (?:(?P<epoch>\d+)!)?
+    (?P<release>\d+(?:\.\d+)*)
+    (?:[-_.]?(?P<pre_l>a|alpha|b|beta|c|rc|pre|preview)[-_.]?(?P<pre_n>\d*))?
+    (?:-(?P<post_n1>\d+)|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>\d*))?
+    (?:[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>\d*))?
+    (?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?
+    \s*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_PRE_RANK = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
+
+VersionKey = tuple[int, tuple[int, ...], tuple[int, int], int, tuple[int, int]]
+
+
+def version_key(version: str) -> VersionKey:
+    """A sort key ordering versions as PEP 440 does (0.5.0rc2 < 0.5.1 < 0.5.1.post1 <
+    0.5.2rc0 < 0.5.2). A leading `v` is accepted; a local part (`+cu124`) is ignored.
+    Raises ValueError for text that is not a version."""
+    m = _VERSION.match(version)
+    if not m:
+        raise ValueError(f"not a version: {version!r}")
+    release = tuple(int(p) for p in m["release"].split("."))
+    while len(release) > 1 and release[-1] == 0:
+        release = release[:-1]
+    has_post = m["post_n1"] is not None or m["post_l"] is not None
+    has_dev = m["dev_l"] is not None
+    if m["pre_l"]:
+        pre = (_PRE_RANK[m["pre_l"].lower()], int(m["pre_n"] or 0))
+    elif has_dev and not has_post:
+        pre = (-1, 0)  # 1.0.dev0 sorts before 1.0a0
+    else:
+        pre = (3, 0)  # a final release sorts after its pre-releases
+    post = int(m["post_n1"] or m["post_n2"] or 0) if has_post else -1
+    dev = (0, int(m["dev_n"] or 0)) if has_dev else (1, 0)
+    return (int(m["epoch"] or 0), release, pre, post, dev)
+
+
+# ---------------------------------------------------------------------------
+# The pack.
+
+class _Pack:
+    """`data/releases.json.gz` decoded: value table, records (one value id per field),
+    releases (header value ids and their ordered record ids), ascending versions."""
+
+    def __init__(self, doc: dict[str, Any]):
+        if doc.get("format") != PACK_FORMAT:
+            raise ValueError(f"unknown catalog pack format {doc.get('format')!r}")
+        self.fields: list[str] = doc["fields"]
+        self.values: list[Any] = doc["values"]
+        self.records: list[list[int]] = doc["records"]
+        self.releases: dict[str, dict[str, Any]] = {r["version"]: r for r in doc["releases"]}
+        self.versions: tuple[str, ...] = tuple(sorted(self.releases, key=version_key))
+        self._options: list[Option | None] = [None] * len(self.records)
+        at = self.fields.index
+        self._slots = tuple(at(f) for f in (
+            "names", "dest", "kind", "nargs", "action", "type", "choices", "default", "help",
+            "hidden", "metavar", "required", "deprecated", "removed", "message", "replacement"))
+
+    def option(self, rid: int) -> Option:
+        """The `Option` of record `rid`, built once and shared by every release holding it."""
+        opt = self._options[rid]
+        if opt is None:
+            v = self.values
+            rec = self.records[rid]
+            (names, dest, kind, nargs, action, type_, choices, default, help_, hidden, metavar,
+             required, deprecated, removed, message, replacement) = (v[rec[i]] for i in self._slots)
+            opt = Option(tuple(names), dest, kind, nargs, action or "store", type_,
+                         tuple(choices) if choices is not None else None, default, help_,
+                         bool(hidden), metavar, bool(required), bool(deprecated), bool(removed),
+                         message, replacement)
+            self._options[rid] = opt
+        return opt
+
+    def record(self, rid: int) -> dict[str, Any]:
+        """Record `rid` as the catalog JSON object (a fresh copy)."""
+        v = self.values
+        return {f: copy.deepcopy(v[i]) for f, i in zip(self.fields, self.records[rid])}
+
+    def release(self, version: str) -> dict[str, Any]:
+        try:
+            return self.releases[version]
+        except KeyError:
+            raise KeyError(f"no flag catalog for SGLang {version}") from None
+
+
+def _read_pack() -> bytes:
+    return (resources.files("servelint.catalog") / "data" / PACK_NAME).read_bytes()
+
+
+@lru_cache(maxsize=1)
+def _pack() -> _Pack:
+    return _Pack(json.loads(gzip.decompress(_read_pack())))
+
+
+def known_versions() -> tuple[str, ...]:
+    """Every packed release, ascending in PEP 440 order."""
+    return _pack().versions
+
+
+def newest_version() -> str:
+    return _pack().versions[-1]
 
 
 def available_versions() -> list[str]:
-    base = resources.files("servelint.catalog").joinpath("data")
-    out = []
-    for entry in base.iterdir():
-        n = entry.name
-        if n.startswith("sglang-") and n.endswith(".json"):
-            out.append(n[len("sglang-"):-len(".json")])
-    return sorted(out)
+    """`known_versions()` as a list (the name older callers use)."""
+    return list(known_versions())
+
+
+def _known(version: str) -> str | None:
+    """The packed release `version` names (`v0.4.6`, `0.4.6`), else None."""
+    pack = _pack()
+    if version in pack.releases:
+        return version
+    try:
+        key = version_key(version)
+    except ValueError:
+        return None
+    for known in pack.versions:
+        if version_key(known) == key:
+            return known
+    return None
+
+
+@lru_cache(maxsize=4)
+def load_catalog(version: str = DEFAULT_VERSION) -> Catalog:
+    """The catalog of packed release `version` (`v0.4.6` is read as `0.4.6`). Raises
+    KeyError for a release that is not packed: `resolve_version` picks a stand-in."""
+    pack = _pack()
+    known = _known(version)
+    if known is None:
+        raise KeyError(f"no flag catalog for SGLang {version}")
+    if known != version:
+        return load_catalog(known)
+    rel = pack.release(known)
+    v = pack.values
+    option = pack.option
+    return Catalog._of(v[rel["engine"]], known, v[rel["generated"]],
+                       [option(rid) for rid in rel["options"]])
+
+
+def catalog_data(version: str) -> dict[str, Any]:
+    """Packed release `version` as its catalog JSON document (docs/catalog.md), exactly
+    as tools/catalog_release.py wrote it: same keys, same order, same values."""
+    pack = _pack()
+    known = _known(version)
+    if known is None:
+        raise KeyError(f"no flag catalog for SGLang {version}")
+    rel = pack.release(known)
+    v = pack.values
+    return {
+        "generated": v[rel["generated"]],
+        "attribution": v[rel["attribution"]],
+        "engine": v[rel["engine"]],
+        "version": known,
+        "python": v[rel["python"]],
+        "options": [pack.record(rid) for rid in rel["options"]],
+    }
+
+
+class Resolved(NamedTuple):
+    version: str  # the packed release to check with
+    exact: bool  # it is the release asked for
+    notice: str | None  # one sentence for the user when it is not
+
+
+def resolve_version(version: str) -> Resolved:
+    """Which packed release answers for SGLang `version`: itself when packed (`v0.4.6`
+    and `0.4.6` alike; `latest`/`newest` is the newest), else the nearest older packed
+    release, or the oldest/newest one when `version` lies outside them, with a notice."""
+    versions = known_versions()
+    newest = versions[-1]
+    text = version.strip()
+    if text.lower() in ("latest", "newest"):
+        return Resolved(newest, True, None)
+    known = _known(text)
+    if known is not None:
+        return Resolved(known, True, None)
+    try:
+        key = version_key(text)
+    except ValueError:
+        return Resolved(newest, False, f"{text!r} is not an SGLang version; checking with "
+                                       f"{newest}, the newest release servelint knows")
+    keys = [version_key(v) for v in versions]
+    i = bisect.bisect_right(keys, key)
+    if i == 0:
+        oldest = versions[0]
+        return Resolved(oldest, False, f"servelint has no catalog for SGLang {text}, which is "
+                                       f"older than any it knows; checking with {oldest}, "
+                                       f"the oldest release it knows")
+    if i == len(versions):
+        return Resolved(newest, False, f"servelint has no catalog for SGLang {text}; checking "
+                                       f"with {newest}, the newest release it knows")
+    older = versions[i - 1]
+    return Resolved(older, False, f"servelint has no catalog for SGLang {text}; checking with "
+                                  f"{older}, the nearest older release it knows")
+
+
+@lru_cache(maxsize=1)
+def history() -> History:
+    """When every option string, default and choice came and went, across all packed
+    releases. Built on first call (see bench/catalog_load.py for its cost)."""
+    from servelint.catalog.history import History
+
+    return History(_pack())
