@@ -204,11 +204,12 @@ def child(pkg_dir: str, deps_dir: str) -> int:
             VERSIONS[m.group(1).lower().replace("-", "_")] = m.group(2)
     # Dunders that Python, typing, dataclasses, copy, pickle or inspect probe
     # for: a stub must not pretend to have them. Any other attribute, dunder
-    # or not, is a stub.
+    # or not, is a stub (`__func__` too: 0.5.11-0.5.13 patch transformers with
+    # `PretrainedConfig.from_dict.__func__` at import).
     PROTOCOL = set(dir(type)) | set(dir(types.ModuleType)) | set(dir(types.FunctionType)) | {
         "__wrapped__", "__signature__", "__origin__", "__args__", "__parameters__",
         "__mro_entries__", "__set_name__", "__get__", "__set__", "__delete__",
-        "__fspath__", "__dataclass_fields__", "__dataclass_params__", "__func__",
+        "__fspath__", "__dataclass_fields__", "__dataclass_params__",
         "__self__", "__isabstractmethod__", "__abstractmethods__", "__slots__",
         "__path__", "__file__", "__spec__", "__loader__", "__all__", "__supertype__",
         "__await__", "__aiter__", "__length_hint__", "__copy__", "__deepcopy__",
