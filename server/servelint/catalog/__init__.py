@@ -10,7 +10,7 @@ stored once. Nothing here is edited by hand.
 - `known_versions()`, `newest_version()`, `version_key()` and `resolve_version()`
   say which releases there are and which one answers for a version a user names;
 - `history()` (built on first use) answers when an option string, a default or a
-  choice came and went: `servelint.catalog.history.History`.
+  choice came and went: `History`, `Event` (module `servelint.catalog.timeline`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-if TYPE_CHECKING:
-    from servelint.catalog.history import History
+from typing import Any, NamedTuple
 
 # The newest packed release; tests/test_catalog_releases.py holds it to the pack.
 DEFAULT_VERSION = "0.5.23"
@@ -272,6 +269,8 @@ def load_catalog(version: str = DEFAULT_VERSION) -> Catalog:
     """The catalog of packed release `version` (`v0.4.6` is read as `0.4.6`). Raises
     KeyError for a release that is not packed: `resolve_version` picks a stand-in."""
     pack = _pack()
+    if version in ("auto", "latest", "newest"):  # the setting's "auto": no release named
+        return load_catalog(newest_version())
     known = _known(version)
     if known is None:
         raise KeyError(f"no flag catalog for SGLang {version}")
@@ -345,6 +344,9 @@ def resolve_version(version: str) -> Resolved:
 def history() -> History:
     """When every option string, default and choice came and went, across all packed
     releases. Built on first call (see bench/catalog_load.py for its cost)."""
-    from servelint.catalog.history import History
-
     return History(_pack())
+
+
+# At the end: the module reads Option and version_key from here. (It is not named
+# `history`, which would shadow the function above once imported.)
+from servelint.catalog.timeline import EVENT_KINDS, Event, History  # noqa: E402

@@ -59,9 +59,8 @@ def changes(old: Option, new: Option, name: str | None = None) -> list[tuple[str
             parts.append("(now any value)")
         elif old.choices is None:
             parts.append("(was any value)")
-        elif not parts:
-            parts.append("reordered")
-        out.append(("choices", "choices " + " ".join(parts)))
+        if parts:  # a new order alone accepts the same values
+            out.append(("choices", "choices " + " ".join(parts)))
     if old.names != new.names:
         added, gone = _diff(list(old.names), list(new.names))
         added = [n for n in added if n != name]
@@ -80,7 +79,7 @@ def changes(old: Option, new: Option, name: str | None = None) -> list[tuple[str
             out.append(("retired", "retired: " + show(new.message, 80) if new.message
                         else "retired"))
         else:
-            out.append(("retired", "accepted again"))
+            out.append(("retired", "no longer retired"))
     return out
 
 
