@@ -20,12 +20,13 @@ CLIENT_ONLY = {"interpreter", "importStrategy", "path", "logLevel", "trace.serve
 
 
 def editor_default(field):
-    """The default as the editor writes it: "" for an unknown GPU, and a negated switch
-    (ignoreSuppressions for respect_suppressions) the other way round."""
+    """The default as the editor writes it: "" for an unknown GPU or no upgrade target, and
+    a negated switch (ignoreSuppressions for respect_suppressions) the other way round."""
     from servelint.schema import negated
     if field.parse is negated:
         return not field.default
-    return "" if field.attr == "gpu" and field.default is None else field.default
+    unset = field.attr in ("gpu", "target_version") and field.default is None
+    return "" if unset else field.default
 
 
 @pytest.mark.parametrize("field", [f for f in FIELDS if f.editor], ids=lambda f: f.editor)

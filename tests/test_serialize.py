@@ -165,8 +165,10 @@ def test_the_cli_json_is_the_lsp_diagnostic(tmp_path, capsys, monkeypatch):
     monkeypatch.undo()
     result = lint(script.read_text(), path=str(script))
     editor = serialize.result_diagnostics(result, script.as_uri(), None)
-    mains = [serialize.diagnostic(f, result.index, script.as_uri(), None, result.rules)
+    mains = [serialize.diagnostic(f, result.index, script.as_uri(), None, result.rules,
+                                  serialize.release_of(result, f))
              for f in result.findings]
+    assert all(m["data"]["release"]["version"] for m in mains)
     assert all(m in editor for m in mains)
     assert out == [serialize.check_record(str(script), m) for m in mains]
 

@@ -13,6 +13,8 @@ export interface ServerSettings {
   severity: Record<string, string>;
   rulePacks: string[];
   sglangVersion: string;
+  /** "" : no upgrade check. */
+  targetVersion: string;
   gpu: string;
   maxFileBytes: number;
   configurationPreference: string;
@@ -36,7 +38,8 @@ export const DEFAULT_SETTINGS: ServerSettings = {
   ignore: [],
   severity: {},
   rulePacks: [],
-  sglangVersion: "0.5.23",
+  sglangVersion: "auto",
+  targetVersion: "",
   gpu: "",
   maxFileBytes: 5 * 1024 * 1024,
   configurationPreference: "editorFirst",
@@ -120,6 +123,7 @@ export function serverSettings(
       ? packs.filter((p) => p.trim() !== "").map((p) => resolvePath(p, workspaceFolder))
       : packs,
     sglangVersion: pick("sglangVersion"),
+    targetVersion: pick("targetVersion"),
     gpu: pick("gpu"),
     maxFileBytes: pick("maxFileBytes"),
     configurationPreference: pick("configurationPreference"),

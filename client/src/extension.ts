@@ -311,6 +311,8 @@ async function startClient(): Promise<void> {
   }
 }
 
+let statusTimer: ReturnType<typeof setTimeout> | undefined;
+
 /** The document the status item describes: the active editor's, when servelint reads it. */
 function statusDocument(): vscode.TextDocument | undefined {
   const doc = vscode.window.activeTextEditor?.document;
@@ -409,6 +411,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     statusItem,
     vscode.window.onDidChangeActiveTextEditor(() => void updateStatus()),
+    // The release a document is judged by is known once its launches are linted: follow
+    // the active document's diagnostics (debounced: they change at every edit).
+    vscode.languages.onDidChangeDiagnostics((e) => {
+      const active = vscode.window.activeTextEditor?.document.uri.toString();
+      if (active && e.uris.some((u) => u.toString() === active)) {
+        clearTimeout(statusTimer);
+        statusTimer = setTimeout(() => void updateStatus(), 300);
+      }
+    }),
     vscode.commands.registerCommand("servelint.restart", () => restart("requested")),
     vscode.commands.registerCommand("servelint.showLogs", () => output.show()),
     vscode.commands.registerCommand("servelint.lintWorkspace", () => lintWorkspace()),

@@ -43,7 +43,10 @@ export const STATUS_COMMAND = "servelint.server.status";
  * package the server runs from. */
 export interface ServerStatus {
   servelint?: string;
+  /** The release(s) the document's launches are judged by ("0.4.9.post2", "0.4.6, 0.5.23"). */
   sglang?: string;
+  /** Why: "0.4.9.post2: image lmsysorg/sglang:v0.4.9.post2-cu126 (line 3)". */
+  sglangFrom?: string;
   python?: string;
   pythonVersion?: string;
   location?: string;
@@ -56,7 +59,7 @@ export function parseServerStatus(reply: unknown): ServerStatus | undefined {
   }
   const r = reply as Record<string, unknown>;
   const out: ServerStatus = {};
-  for (const key of ["servelint", "sglang", "python", "pythonVersion", "location"] as const) {
+  for (const key of ["servelint", "sglang", "sglangFrom", "python", "pythonVersion", "location"] as const) {
     const v = r[key];
     if (typeof v === "string" && v.trim() !== "") {
       out[key] = v.trim();
@@ -147,7 +150,7 @@ export function statusView(state: StatusState): StatusView {
   return {
     text: `servelint${version ? ` ${version}` : ""} · SGLang ${sglang}`,
     detail: `${pythonVersion ? `Python ${pythonVersion}` : interpreter(python && shortPath(python))} · ${libraries[0]}`,
-    tooltip: `${interpreter(python)} · ${libraries[1]}`,
+    tooltip: `${s.sglangFrom ? `SGLang ${s.sglangFrom} · ` : ""}${interpreter(python)} · ${libraries[1]}`,
     error: false,
     busy: false,
   };

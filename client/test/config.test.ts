@@ -13,7 +13,7 @@ const folder = path.join(os.tmpdir(), "proj");
 test("missing settings get the documented defaults", () => {
   const s = serverSettings(fromObject({}), folder, true);
   assert.deepEqual(s, DEFAULT_SETTINGS);
-  assert.equal(s.sglangVersion, "0.5.23");
+  assert.equal(s.sglangVersion, "auto");
   assert.equal(s.maxFileBytes, 5242880);
   assert.equal(s.configurationPreference, "editorFirst");
   assert.equal(s.showNotifications, "onWarning");
@@ -26,7 +26,7 @@ test("settings become initializationOptions with trust and client name", () => {
   const raw = {
     enable: false, select: ["SL0"], ignore: ["SL004"], severity: { SL004: "information" },
     rulePacks: ["rules/team.yaml", "${workspaceFolder}/more", "/abs/pack.json", " "],
-    sglangVersion: "0.5.23", gpu: "sm90", maxFileBytes: 1000,
+    sglangVersion: "0.5.23", targetVersion: "latest", gpu: "sm90", maxFileBytes: 1000,
     configurationPreference: "editorOnly", ignoreSuppressions: true, showNotifications: "always",
     interpreter: ["/usr/bin/python3"], importStrategy: "fromEnvironment", "trace.server": "verbose",
     path: ["/x/servelint"], logLevel: "debug",
@@ -36,7 +36,7 @@ test("settings become initializationOptions with trust and client name", () => {
     settings: {
       enable: false, select: ["SL0"], ignore: ["SL004"], severity: { SL004: "information" },
       rulePacks: [path.join(folder, "rules/team.yaml"), `${folder}/more`, "/abs/pack.json"],
-      sglangVersion: "0.5.23", gpu: "sm90", maxFileBytes: 1000,
+      sglangVersion: "0.5.23", targetVersion: "latest", gpu: "sm90", maxFileBytes: 1000,
       configurationPreference: "editorOnly", ignoreSuppressions: true, showNotifications: "always",
     },
     workspaceTrusted: true,

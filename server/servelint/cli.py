@@ -50,6 +50,8 @@ def cli_settings(args):
         setattr(settings, attr, value)
         if attr != "rule_packs":
             explicit.add(attr)
+    if "sglang_version" in explicit and settings.sglang_version != "auto":
+        settings.sglang_version_from = "--sglang-version"
     settings.project_rules = not args.no_project_rules
     settings.explicit = frozenset(explicit)
     return settings
@@ -97,7 +99,7 @@ def cmd_check(args) -> int:
                   f"{severity.label} {d['code']} {d['message']}")
 
     from servelint.rules import is_pack_path
-    from servelint.serialize import check_record, diagnostic, pack_problem_diagnostic
+    from servelint.serialize import check_record, diagnostic, pack_problem_diagnostic, release_of
     for path in iter_files(args.paths, errors):
         settings = settings_of(path)
         if is_pack_path(path, settings.rule_packs):
@@ -144,7 +146,12 @@ def cmd_check(args) -> int:
         if result.findings:
             uri = Path(os.path.abspath(path)).as_uri()
             for f in result.findings:
-                emit(path, diagnostic(f, result.index, uri, None, result.rules))
+                emit(path, diagnostic(f, result.index, uri, None, result.rules,
+                                      release_of(result, f)))
+        if result.target is not None and args.format == "text":
+            from servelint.upgrade import summary
+            for line, said in summary(result, result.upgrades, result.target):
+                print(f"{path}:{line}: upgrade: {said}")
     for e in errors:
         print(f"servelint: error: {e}", file=sys.stderr)
     sys.stdout.flush()
@@ -206,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", type=flag_value("ignore", comma_list=True),
                    help="skip these codes or prefixes (comma separated)")
     c.add_argument("--sglang-version", type=flag_value("sglang_version"), default=None)
+    c.add_argument("--target-version", type=flag_value("target_version"), default=None,
+                   metavar="RELEASE",
+                   help="also report what breaks when each launch moves from the SGLang release "
+                        "it runs on to RELEASE (with --fix: apply the safe fixes)")
     c.add_argument("--gpu", type=flag_value("gpu"), default=None, metavar="GPU",
                    help="the GPU generation the launches run on (rules that depend on it stay "
                         "silent without it)")
@@ -227,10 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("rule", help="print the documentation of a rule")
     r.add_argument("code")
-    r.add_argument("--sglang-version", default="0.5.23")
+    r.add_argument("--sglang-version", default="latest")
     r.set_defaults(func=cmd_rule)
     rs = sub.add_parser("rules", help="list every rule")
-    rs.add_argument("--sglang-version", default="0.5.23")
+    rs.add_argument("--sglang-version", default="latest")
     rs.set_defaults(func=cmd_rules)
     l = sub.add_parser("lsp", help="run the language server on stdio")
     l.add_argument("--no-fast-start", action="store_true",

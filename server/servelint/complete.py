@@ -197,21 +197,35 @@ def complete(text: str, offset: int, path: str | None = None, language_id: str |
     settings = settings or Settings()
     if not 0 <= offset <= len(text) or not settings.enable:
         return None
-    if catalog is None:
-        try:
-            catalog = load_catalog(settings.sglang_version)
-        except KeyError:
-            catalog = load_catalog()
-    if result is not None and result.text == text:
+    current = result is not None and result.text == text
+    if current:
         fmt, launches = result.format, result.launches
     else:
         fmt, launches = _extract(text, path, language_id, settings)
     if fmt == "sglang-config":
-        return _complete_config(text, offset, catalog)
+        return _complete_config(text, offset, catalog or _setting_catalog(settings))
     launch = launch_at(text, offset, launches)
     if launch is None:
         return None
+    if catalog is None:
+        # The options of the release this launch runs on (engine.launch_release).
+        from servelint.engine import launch_release
+        releases = result.releases if current else []
+        at = next((i for i, x in enumerate(launches) if x is launch), None)
+        if at is not None and at < len(releases):
+            version = releases[at].version
+        else:
+            version = launch_release(text, fmt or "", launch, path, settings).version
+        catalog = load_catalog(version)
     return _complete_in_launch(text, offset, launch, catalog)
+
+
+def _setting_catalog(settings: Settings) -> Catalog:
+    """The catalog the settings name; the newest for "auto"."""
+    try:
+        return load_catalog(settings.sglang_version)
+    except KeyError:
+        return load_catalog()
 
 
 def _extract(text: str, path: str | None, language_id: str | None,

@@ -47,6 +47,7 @@ class ProjectConfig:
     extend_select: list[str] = field(default_factory=list)
     extend_ignore: list[str] = field(default_factory=list)
     per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
+    per_file_sglang_version: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -70,6 +71,19 @@ class ProjectConfig:
             if glob_matches(pattern, rel, base):
                 out.extend(c for c in codes if c not in out)
         return out
+
+    def version_for(self, path: str) -> tuple[str, str] | None:
+        """The release per-file-sglang-version gives this file (the last matching glob
+        wins, as the table is read top to bottom), with the glob."""
+        if not self.per_file_sglang_version or not path:
+            return None
+        rel = os.path.relpath(os.path.abspath(path), self.directory).replace(os.sep, "/")
+        base = os.path.basename(path)
+        found = None
+        for pattern, version in self.per_file_sglang_version:
+            if glob_matches(pattern, rel, base):
+                found = (version, pattern)
+        return found
 
 
 # --- reading one file ---------------------------------------------------------------------
@@ -103,6 +117,7 @@ def parse_table(table: Any, path: str) -> ProjectConfig:
             cfg.values[attr] = value
     if cfg.problems:
         cfg.values, cfg.extend_select, cfg.extend_ignore, cfg.per_file_ignores = {}, [], [], []
+        cfg.per_file_sglang_version = []
     return cfg
 
 
@@ -212,6 +227,8 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
     s = base.copy()
     s.file_ignores = []
     s.config_file = None
+    if s.sglang_version != "auto" and s.sglang_version_from is None:
+        s.sglang_version_from = "the editor setting servelint.sglangVersion"
     preference = preference or base.configuration_preference
     if preference not in PREFERENCES:
         preference = "editorFirst"
@@ -242,6 +259,9 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
             s.rule_packs = list(dict.fromkeys(list(value) + list(base.rule_packs)))
         elif file_wins or attr not in base.explicit:
             setattr(s, attr, list(value) if isinstance(value, list) else value)
+            if attr == "sglang_version":
+                s.sglang_version_from = (None if value == "auto"
+                                         else f"sglang-version in {cfg.path}")
     for attr, extra in (("select", cfg.extend_select), ("ignore", cfg.extend_ignore)):
         # extend-* belongs with the file's select/ignore: it is dropped when the editor's
         # own list wins, and extending an empty select (every code) changes nothing.
@@ -250,6 +270,11 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
             setattr(s, attr, list(dict.fromkeys(getattr(s, attr) + extra)))
     if path:
         s.file_ignores = cfg.ignores_for(path)
+        # The most specific setting: a file's own release beats the folder's and the editor's.
+        per_file = cfg.version_for(path)
+        if per_file is not None:
+            s.sglang_version = per_file[0]
+            s.sglang_version_from = f'per-file-sglang-version "{per_file[1]}" in {cfg.path}'
     return s, []
 
 

@@ -54,10 +54,10 @@ def rule_url(rule: Rule) -> str | None:
 
 
 def _bundled_rules(version: str | None):
-    from servelint.catalog import DEFAULT_VERSION
+    from servelint.catalog import resolve_version
     from servelint.rules import bundled_packs
     out = []
-    for pack in bundled_packs(version or DEFAULT_VERSION):
+    for pack in bundled_packs(resolve_version(version or "newest").version):
         out.extend(pack.rules)
     return out
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from servelint.args import ParsedLaunch, Reader
-from servelint.catalog import Catalog, load_catalog
+from servelint.catalog import Catalog, load_catalog, newest_version
 from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
-from servelint.model import Finding, Launch, LineIndex
+from servelint.model import Finding, Launch, LineIndex, Span
 from servelint.rules import RuleSet, rule_set
 from servelint.rules.apply import apply_rules
 from servelint.rules.packlint import lint_rule_pack
@@ -46,6 +46,57 @@ class Context:
         return launch.kind == "router" and written.startswith("--router-")
 
 
+@dataclass(frozen=True, slots=True)
+class LaunchRelease:
+    """The SGLang release one launch is judged by, and why.
+
+    `version` is the catalog the launch was checked with; `declared` what the setting or
+    the files said (None: nothing, the newest release is assumed); `source` one of
+    setting | image | pin | project | floor | newest; `detail` says where, for people;
+    `notice` is set when the declared release has no catalog (the nearest older one
+    stands in)."""
+
+    version: str
+    declared: str | None
+    source: str
+    detail: str
+    notice: str | None = None
+    span: Span | None = None
+    path: str | None = None
+
+    def describe(self) -> str:
+        """"SGLang 0.4.9.post2 (image lmsysorg/sglang:v0.4.9.post2-cu126, line 3)"."""
+        return f"SGLang {self.version} ({self.detail})"
+
+    def as_dict(self) -> dict:
+        out = {"version": self.version, "source": self.source, "detail": self.detail}
+        if self.declared is not None and self.declared != self.version:
+            out["declared"] = self.declared
+        return out
+
+
+def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
+                   settings: Settings) -> LaunchRelease:
+    """Which release judges `launch`: the explicit setting, else what the files say
+    (release.detect_release: image, pin, project, floor), else the newest. A release
+    without a catalog is judged by the nearest older one, with a notice."""
+    from servelint.catalog import resolve_version
+    if settings.sglang_version != "auto":
+        declared: str | None = settings.sglang_version
+        source = "setting"
+        detail = f"set by {settings.sglang_version_from or 'the sglang-version setting'}"
+        span = where = None
+    else:
+        from servelint.release import detect_release
+        hint = detect_release(text, fmt, launch, path)
+        declared, source, detail, span, where = (hint.version, hint.source, hint.detail,
+                                                 hint.span, hint.path)
+    resolved = resolve_version(declared or "newest")
+    if source == "newest":
+        detail = "no release named in the settings or the files: the newest known"
+    return LaunchRelease(resolved.version, declared, source, detail, resolved.notice, span, where)
+
+
 @dataclass
 class LintResult:
     path: str | None
@@ -54,6 +105,9 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
     parsed: list[ParsedLaunch] = field(default_factory=list)
+    releases: list[LaunchRelease] = field(default_factory=list)  # one per launch
+    upgrades: list[Finding] = field(default_factory=list)  # what --target-version adds
+    target: str | None = None  # the release of the upgrade check, when there is one
     notices: list[str] = field(default_factory=list)
     rules: RuleSet | None = None  # the rules in effect (None when nothing launches), for hover
     _index: LineIndex | None = None
@@ -87,11 +141,6 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     extractor = by_name(fmt)
     if extractor is not None and extractor.marker and extractor.marker not in text:
         return result  # nothing to launch: cost one substring search
-    try:
-        catalog = load_catalog(settings.sglang_version)
-    except KeyError as exc:
-        result.notices.append(f"{exc.args[0]}; using the default catalog")
-        catalog = load_catalog()
     index = result.index
     findings: list[Finding] = []
     if extractor is not None:
@@ -103,14 +152,30 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             return result
         result.launches = extracted.launches
         findings.extend(extracted.findings)
-    ctx = Context(catalog, settings)
     checks = [(c, c.run) for c in load_checks().values() if c.run is not None]
-    reader = Reader(catalog)
-    if result.launches:  # the rules are loaded for a file that launches (the loop below)
-        rules = rule_set(catalog.version, settings.rule_packs, path, settings.project_rules)
-        result.rules = rules
-        result.notices.extend(str(p) for p in rules.problems)
+    # What each release needs, made once per lint: a file's launches usually share one.
+    per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
     for n, launch in enumerate(result.launches):
+        try:
+            release = launch_release(text, fmt, launch, path, settings)
+        except Exception:
+            log.exception("detecting the release of a launch in %s failed", path or "<text>")
+            release = LaunchRelease(newest_version(), None, "newest",
+                                    "the release could not be read: the newest known")
+        result.releases.append(release)
+        if release.notice and release.notice not in result.notices:
+            result.notices.append(release.notice)
+        made = per_release.get(release.version)
+        if made is None:
+            catalog = load_catalog(release.version)
+            rules = rule_set(catalog.version, settings.rule_packs, path, settings.project_rules)
+            result.notices.extend(str(p) for p in rules.problems
+                                  if str(p) not in result.notices)
+            made = per_release[release.version] = (catalog, Reader(catalog),
+                                                   Context(catalog, settings), rules)
+        catalog, reader, ctx, rules = made
+        if result.rules is None:
+            result.rules = rules  # the first launch's, for hover and suppressions
         merged, config_findings, config_file = merge_config(launch, path, catalog)
         findings.extend(config_findings)
         start = len(findings)
@@ -138,7 +203,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     sup = Suppressions(text, index, fmt)
     if sup.present and getattr(settings, "respect_suppressions", True):
         findings = sup.apply(findings, result.launches, settings.wants,
-                             _known_codes(result, settings, catalog))
+                             _known_codes(result, settings))
     out = []
     seen: set[tuple] = set()
     for f in findings:
@@ -151,6 +216,12 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         if f.code in settings.severity:
             f.severity = settings.severity[f.code]
         out.append(f)
+    if settings.target_version and result.releases:
+        from servelint.upgrade import target_of, upgrade_findings
+        result.target = target_of(settings)
+        result.findings = list(out)
+        result.upgrades = upgrade_findings(result, settings, language_id)
+        out.extend(result.upgrades)
     out.sort(key=lambda f: (f.span.start, f.code))
     if suppression_actions and out:
         sup.add_actions(out, result.launches)
@@ -158,7 +229,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     return result
 
 
-def _known_codes(result: LintResult, settings: Settings, catalog: Catalog):
+def _known_codes(result: LintResult, settings: Settings):
     """Whether a code is one servelint can report here: a check, or a rule of the packs in
     effect (loaded only when a suppression names a code that is not a check)."""
     checks = load_checks()
@@ -169,9 +240,10 @@ def _known_codes(result: LintResult, settings: Settings, catalog: Catalog):
         if code in checks:
             return True
         if codes is None:
-            rules = result.rules or rule_set(catalog.version, settings.rule_packs, result.path,
-                                             settings.project_rules)
-            codes = {r.code for r in rules.rules}
+            codes = set()
+            for made in ({r.version for r in result.releases} or {newest_version()}):
+                rules = rule_set(made, settings.rule_packs, result.path, settings.project_rules)
+                codes |= {r.code for r in rules.rules}
         return code in codes
     return known
 

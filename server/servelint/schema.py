@@ -10,6 +10,8 @@ extension's package.json against this table.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -76,9 +78,38 @@ def codes(value: Any) -> list[str]:
 
 
 def version(value: Any) -> str:
+    """An SGLang release ("0.4.9.post2", "v0.5.3") or "auto" (detect it per launch)."""
     if not isinstance(value, str) or not value.strip():
-        raise Invalid('must be a version string such as "0.5.23"')
-    return value.strip()
+        raise Invalid('must be "auto" or a release such as "0.5.23"')
+    text = value.strip()
+    if text.lower() in ("auto", ""):
+        return "auto"
+    if not re.fullmatch(r"v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?|latest|newest", text):
+        raise Invalid(f'is {text!r}, not "auto" or a release such as "0.5.23"')
+    return text
+
+
+def target(value: Any) -> str | None:
+    """--target-version: a release to check the launches against, or unset ("")."""
+    if value in ("", None):
+        return None
+    text = version(value)
+    if text == "auto":
+        raise Invalid('is "auto": name the release to upgrade to, such as "0.5.23" or "latest"')
+    return text
+
+
+def per_file_version(value: Any) -> list[tuple[str, str]]:
+    if not isinstance(value, dict):
+        raise Invalid('must be a table of glob -> release, such as {"legacy/**" = "0.4.6"}')
+    out = []
+    for pattern, given in value.items():
+        try:
+            v = version(given)
+        except Invalid as exc:
+            raise Invalid(f"{pattern!r} {exc}") from None
+        out.append((pattern, v))
+    return out
 
 
 def gpu(value: Any) -> str | None:
@@ -160,14 +191,20 @@ FIELDS: tuple[Field, ...] = (
           toml="severity"),
     Field("rule_packs", paths, [], "extra rule pack files or folders", editor="rulePacks",
           toml="rule-packs", cli="--rules"),
-    Field("sglang_version", version, "0.5.23", "which flag catalog to use",
+    Field("sglang_version", version, "auto",
+          "the SGLang release the launches run on; auto: detected per launch",
           editor="sglangVersion", toml="sglang-version", cli="--sglang-version"),
+    Field("target_version", target, None,
+          "also report what breaks when each launch moves to this release",
+          editor="targetVersion", toml="target-version", cli="--target-version"),
     Field("gpu", gpu, None, "the GPU generation the launches run on", editor="gpu",
           toml="gpu", cli="--gpu"),
     Field("max_file_bytes", positive, MAX_FILE_BYTES, "larger files are not linted",
           editor="maxFileBytes", toml="max-file-bytes"),
     Field("per_file_ignores", per_file, {}, "glob -> codes turned off for matching files",
           toml="per-file-ignores"),
+    Field("per_file_sglang_version", per_file_version, {},
+          "glob -> the SGLang release of matching files", toml="per-file-sglang-version"),
     Field("respect_suppressions", negated, True,
           "report findings even where a suppression comment silences them",
           editor="ignoreSuppressions", cli="--no-suppressions"),
@@ -181,4 +218,4 @@ BY_EDITOR = {f.editor: f for f in FIELDS if f.editor}
 BY_TOML = {f.toml: f for f in FIELDS if f.toml}
 BY_ATTR = {f.attr: f for f in FIELDS}
 # What the project file holds beside Settings attributes (config.ProjectConfig's own).
-PROJECT_ONLY = ("extend_select", "extend_ignore", "per_file_ignores")
+PROJECT_ONLY = ("extend_select", "extend_ignore", "per_file_ignores", "per_file_sglang_version")

@@ -78,24 +78,38 @@ def _diagnostic(rng: dict, message: str, severity: int, code: str, href: str | N
     return d
 
 
+def release_of(result: LintResult | None, f: Finding) -> dict | None:
+    """The release the finding's launch was judged by (engine.LaunchRelease.as_dict)."""
+    if result is None or f.launch_index is None or f.launch_index >= len(result.releases):
+        return None
+    release = result.releases[f.launch_index].as_dict()
+    if any(f is u for u in result.upgrades):
+        # Found by the upgrade check: judged as the target, coming from the launch's own.
+        return {"version": result.target, "source": "target", "from": release}
+    return release
+
+
 def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None,
-               rules: RuleSet | None = None) -> dict:
-    """The finding's diagnostic. `data` carries the document version it was computed for
-    and the fixes (the code-action handler reads them back). `rules` (the lint's RuleSet)
-    tells which codes come from a user's rule pack, for the documentation link."""
+               rules: RuleSet | None = None, release: dict | None = None) -> dict:
+    """The finding's diagnostic. `data` carries the document version it was computed for,
+    the fixes (the code-action handler reads them back) and the SGLang release the launch
+    was judged by. `rules` (the lint's RuleSet) tells which codes come from a user's rule
+    pack, for the documentation link."""
     from servelint.docs import doc_url
 
     tags = ([TAG_DEPRECATED] if f.deprecated else []) + ([TAG_UNNECESSARY] if f.unnecessary else [])
-    data = {"version": version, "fixes": fixes(f, index)}
+    data: dict[str, Any] = {"version": version, "fixes": fixes(f, index)}
+    if release is not None:
+        data["release"] = release
     return _diagnostic(lsp_range(index, f.span), f.message, int(f.severity), f.code,
                        doc_url(f.code, rules), tags, related_information(f, index, uri), data)
 
 
 def finding_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None,
-                        rules: RuleSet | None = None) -> list[dict]:
+                        rules: RuleSet | None = None, release: dict | None = None) -> list[dict]:
     """The finding, plus a hint on every other flag it involves (a rule's conflict is
     visible on each of its flags, and each offers the same fixes)."""
-    main = diagnostic(f, index, uri, version, rules)
+    main = diagnostic(f, index, uri, version, rules, release)
     out = [main]
     line = main["range"]["start"]["line"] + 1
     href = main.get("codeDescription", {}).get("href")
@@ -117,7 +131,8 @@ def result_diagnostics(result: LintResult, uri: str, version: int | None) -> lis
         return []
     index = result.index
     return [d for f in result.findings
-            for d in finding_diagnostics(f, index, uri, version, result.rules)]
+            for d in finding_diagnostics(f, index, uri, version, result.rules,
+                                         release_of(result, f))]
 
 
 def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> dict:
@@ -137,6 +152,8 @@ def check_record(path: str, d: dict) -> dict:
     href = d.get("codeDescription", {}).get("href")
     if href is not None:
         rec["url"] = href
+    if "release" in d["data"]:
+        rec["release"] = d["data"]["release"]
     return rec
 
 

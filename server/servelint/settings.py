@@ -22,13 +22,18 @@ EDITOR_KEYS = {f.attr: key for key, f in BY_EDITOR.items()}
 @dataclass
 class Settings:
     enable: bool = True
-    sglang_version: str = "0.5.23"
+    # The SGLang release the launches run on: "auto" detects it per launch (release.py);
+    # anything else is an explicit choice that beats what the files say.
+    sglang_version: str = "auto"
     select: list[str] = field(default_factory=list)  # empty: every code
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=SeverityMap)  # code or prefix -> level
     max_file_bytes: int = MAX_FILE_BYTES
     rule_packs: list[str] = field(default_factory=list)
     project_rules: bool = True  # read .servelint/rules (off in untrusted workspaces)
+    # A release to upgrade to: each launch is also checked as that release and what
+    # breaks is reported (upgrade.py). None: no upgrade check.
+    target_version: str | None = None
     gpu: str | None = None  # target GPU generation (sm90, sm100, ...); None: not said
     # False: report findings even where a `# servelint: disable=...` comment silences them.
     respect_suppressions: bool = True
@@ -43,6 +48,9 @@ class Settings:
     explicit: frozenset[str] = field(default_factory=frozenset, compare=False, repr=False)
     # The project configuration file these settings took values from, if any.
     config_file: str | None = field(default=None, compare=False)
+    # Who set sglang_version, for people ("--sglang-version", "sglang-version in
+    # /p/.servelint.toml"); None while it is "auto".
+    sglang_version_from: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.severity, SeverityMap):

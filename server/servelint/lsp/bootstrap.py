@@ -23,6 +23,7 @@ CAPABILITIES_VERSION = 1
 
 LINT_WORKSPACE = "servelint.server.lintWorkspace"  # workspace/executeCommand
 STATUS = "servelint.server.status"  # workspace/executeCommand
+CHECK_UPGRADE = "servelint.server.checkUpgrade"  # [documentUri, release or ""]
 CELL_SCHEME = "vscode-notebook-cell"  # VS Code's documents for notebook cells
 
 
@@ -32,10 +33,11 @@ def capabilities() -> dict:
         "positionEncoding": "utf-16",
         "textDocumentSync": {"openClose": True, "change": 2, "save": True},
         "hoverProvider": True,
-        "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.servelint",
+        "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor",
+                                                   "source.fixAll.servelint",
                                                    "notebook.source.fixAll.servelint"],
                                "resolveProvider": False},
-        "executeCommandProvider": {"commands": [LINT_WORKSPACE, STATUS]},
+        "executeCommandProvider": {"commands": [LINT_WORKSPACE, STATUS, CHECK_UPGRADE]},
         "completionProvider": {"triggerCharacters": ["-", " ", "="], "resolveProvider": True},
         "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True},
                       "fileOperations": {}},

@@ -29,7 +29,7 @@ from servelint import config, serialize
 from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
 from servelint.engine import LintResult, fix_all_text, lint
-from servelint.lsp.bootstrap import (LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
+from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
                                      settings_problem_message, uri_to_path)
@@ -75,6 +75,9 @@ class ServelintServer(LanguageServer):
         self.pack_problems_shown: set[str] = set()
         self.config_problems_shown: dict[str, str] = {}  # config file -> message shown
         self.workspace_published: set[str] = set()  # unopened files lintWorkspace reported
+        # Document -> the release its upgrade is being checked for (the code action
+        # "Check upgrade to SGLang X"); the editor's targetVersion covers every document.
+        self.upgrade_targets: dict[str, str] = {}
 
     # --- settings ---------------------------------------------------------------
 
@@ -137,7 +140,10 @@ class ServelintServer(LanguageServer):
         """The settings for one document: the editor's for the workspace folder that
         holds it, combined with the project configuration file above it
         (docs/configuration.md)."""
-        return self.settings_for_path(file_path(uri))
+        settings = self.settings_for_path(file_path(uri))
+        if uri in self.upgrade_targets:
+            settings.target_version = self.upgrade_targets[uri]
+        return settings
 
     def editor_settings_for(self, path: str | None) -> Settings:
         """The editor's settings of the innermost workspace folder holding `path`."""
@@ -322,14 +328,25 @@ class ServelintServer(LanguageServer):
     def status(self, uri: str | None) -> dict:
         """What the editor's status item shows for a document."""
         import servelint
-        from servelint.catalog import DEFAULT_VERSION, available_versions
+        from servelint.catalog import resolve_version
         settings = self.settings_for(uri) if uri else self.settings
         wanted = settings.sglang_version
-        release = wanted if wanted in available_versions() else DEFAULT_VERSION
+        state = self.docs.get(uri) if uri else None
+        releases = list(dict.fromkeys(
+            (r.version, r.detail) for r in (state.result.releases if state and state.result else [])))
+        if releases:
+            # The releases the document's launches were judged by (engine.launch_release).
+            release = ", ".join(dict.fromkeys(v for v, _ in releases))
+            why = "; ".join(f"{v}: {d}" for v, d in releases)
+        else:
+            release = resolve_version("newest" if wanted == "auto" else wanted).version
+            why = ("detected per launch" if wanted == "auto"
+                   else f"set by {settings.sglang_version_from or 'sglang-version'}")
         return {
             "servelint": __version__,
             "sglang": release,
             "sglangRequested": wanted,
+            "sglangFrom": why,
             "python": sys.executable,
             "pythonVersion": ".".join(str(x) for x in sys.version_info[:3]),
             "location": os.path.dirname(os.path.abspath(servelint.__file__)),
@@ -539,6 +556,72 @@ def completion_resolve(ls: ServelintServer, item: lsp.CompletionItem):
     return resolve_completion(item)
 
 
+@server.command(CHECK_UPGRADE)
+async def check_upgrade_command(ls: ServelintServer, *args):
+    """[uri, release]: check the document's launches for an upgrade to `release` (its
+    problems become diagnostics with their fixes); [uri, ""] stops."""
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        return {"error": "expected [documentUri, release]"}
+    uri, target = args[0], args[1].strip()
+    if target:
+        ls.upgrade_targets[uri] = target
+    else:
+        ls.upgrade_targets.pop(uri, None)
+    state = ls.docs.get(uri)
+    if state is None:
+        return {"target": target or None}
+    state.result = None  # linted with other settings: no longer current
+    ls.schedule(uri, immediate=True)
+    if state.task is not None:
+        await asyncio.shield(state.task)
+    result = state.result
+    if not target or result is None:
+        return {"target": None}
+    ups = result.upgrades
+    safe = sum(1 for f in ups if any(x.safe for x in f.fixes))
+    moving = sorted({result.releases[f.launch_index].version for f in ups
+                     if f.launch_index is not None})
+    said = (f"Upgrading from SGLang {', '.join(moving)} to {result.target}: {len(ups)} problem(s) "
+            f"in this file, {safe} with a safe fix (Problems panel; fix all applies them)."
+            if ups else f"Nothing in this file breaks on SGLang {result.target}.")
+    # Asked for by the user: shown whatever servelint.showNotifications says.
+    ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=said))
+    return {"target": result.target, "problems": len(ups), "safe": safe}
+
+
+def upgrade_actions(ls: ServelintServer, uri: str, result: LintResult | None,
+                    rng: lsp.Range) -> list[lsp.CodeAction]:
+    """On the image tag or pin a launch's release was read from: "Check upgrade to
+    SGLang <newest>"; while a check runs for the document: "Stop checking …"."""
+    from servelint.catalog import newest_version, version_key
+    actions = []
+    current = ls.upgrade_targets.get(uri)
+    if current is not None:
+        actions.append(lsp.CodeAction(
+            title=f"Stop checking the upgrade to SGLang {current}", kind=lsp.CodeActionKind.Refactor,
+            command=lsp.Command(title="Stop", command=CHECK_UPGRADE, arguments=[uri, ""])))
+    if result is None or not result.releases:
+        return actions
+    newest = newest_version()
+    index = result.index
+    start = index.offset(rng.start.line, rng.start.character)
+    end = index.offset(rng.end.line, rng.end.character)
+    for release in result.releases:
+        span = release.span
+        if span is None or release.source not in ("image", "pin") or not (
+                span.start <= end and start <= span.end):
+            continue
+        if version_key(release.version) >= version_key(newest) or current == newest:
+            continue
+        actions.append(lsp.CodeAction(
+            title=f"Check upgrade to SGLang {newest} (this launch runs {release.version})",
+            kind=lsp.CodeActionKind.Refactor,
+            command=lsp.Command(title="Check upgrade", command=CHECK_UPGRADE,
+                                arguments=[uri, newest])))
+        break
+    return actions
+
+
 @server.command(STATUS)
 def status_command(ls: ServelintServer, *args):
     uri = args[0] if args and isinstance(args[0], str) else None
@@ -561,7 +644,8 @@ async def hover(ls: ServelintServer, params: lsp.HoverParams):
 
 @server.feature(
     lsp.TEXT_DOCUMENT_CODE_ACTION,
-    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND,
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix,
+                                             lsp.CodeActionKind.Refactor, FIX_ALL_KIND,
                                              NOTEBOOK_FIX_ALL_KIND],
                           resolve_provider=False),
 )
@@ -607,6 +691,12 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
                     is_preferred=bool(fx.get("preferred")),
                     edit=lsp.WorkspaceEdit(changes={uri: [text_edit(e) for e in fx["edits"]]}),
                 ))
+    if not only or any(k in ("", "refactor") for k in only):
+        # Cheap (the published lint, no new one), so the light bulb may show it too.
+        state = ls.docs.get(uri)
+        published = state.result if state is not None else None
+        if published is not None and published.text == doc.source:
+            actions.extend(upgrade_actions(ls, uri, published, params.range))
     if asked(FIX_ALL_KIND):
         edit = await ls.fix_all_edit(uri)
         if edit is not None:
