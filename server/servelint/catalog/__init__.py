@@ -16,19 +16,21 @@ stored once. Nothing here is edited by hand.
 from __future__ import annotations
 
 import bisect
-import copy
-import gzip
 import json
+import os
 import re
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from servelint.catalog.timeline import EVENT_KINDS, Event, History
 
 # The newest packed release; tests/test_catalog_releases.py holds it to the pack.
 DEFAULT_VERSION = "0.5.23"
 PACK_NAME = "releases.json.gz"
-PACK_FORMAT = "servelint-catalogs/1"
+PACK_FORMAT = "servelint-catalogs/2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,31 +184,50 @@ def version_key(version: str) -> VersionKey:
 # The pack.
 
 class _Pack:
-    """`data/releases.json.gz` decoded: value table, records (one value id per field),
-    releases (header value ids and their ordered record ids), ascending versions."""
+    """`data/releases.json.gz` decoded (format: tools/pack_catalogs.py): the value
+    table, the records (one value id per column), the releases by version with their
+    record ids decoded on first use, and the versions in ascending order."""
 
     def __init__(self, doc: dict[str, Any]):
         if doc.get("format") != PACK_FORMAT:
             raise ValueError(f"unknown catalog pack format {doc.get('format')!r}")
         self.fields: list[str] = doc["fields"]
+        self.columns: list[list[str]] = doc["columns"]
         self.values: list[Any] = doc["values"]
         self.records: list[list[int]] = doc["records"]
         self.releases: dict[str, dict[str, Any]] = {r["version"]: r for r in doc["releases"]}
         self.versions: tuple[str, ...] = tuple(sorted(self.releases, key=version_key))
+        self._rids: dict[str, list[int]] = {}
         self._options: list[Option | None] = [None] * len(self.records)
-        at = self.fields.index
-        self._slots = tuple(at(f) for f in (
+        # where each field is: (column, index in the column's array or -1)
+        self._where = {f: (c, -1 if len(col) == 1 else col.index(f))
+                       for c, col in enumerate(self.columns) for f in col}
+        self._slots = [self._where[f] for f in (
             "names", "dest", "kind", "nargs", "action", "type", "choices", "default", "help",
-            "hidden", "metavar", "required", "deprecated", "removed", "message", "replacement"))
+            "hidden", "metavar", "required", "deprecated", "removed", "message", "replacement")]
+        self._names_col = self._where["names"][0]
+        self._dest_col = self._where["dest"][0]
+
+    def field(self, rid: int, name: str) -> Any:
+        c, i = self._where[name]
+        value = self.values[self.records[rid][c]]
+        return value if i < 0 else value[i]
+
+    def names(self, rid: int) -> list[str]:
+        return self.values[self.records[rid][self._names_col]]
+
+    def dest(self, rid: int) -> str:
+        return self.values[self.records[rid][self._dest_col]]
 
     def option(self, rid: int) -> Option:
         """The `Option` of record `rid`, built once and shared by every release holding it."""
         opt = self._options[rid]
         if opt is None:
-            v = self.values
-            rec = self.records[rid]
+            values = self.values
+            cells = [values[v] for v in self.records[rid]]
             (names, dest, kind, nargs, action, type_, choices, default, help_, hidden, metavar,
-             required, deprecated, removed, message, replacement) = (v[rec[i]] for i in self._slots)
+             required, deprecated, removed, message, replacement) = [
+                cells[c] if i < 0 else cells[c][i] for c, i in self._slots]
             opt = Option(tuple(names), dest, kind, nargs, action or "store", type_,
                          tuple(choices) if choices is not None else None, default, help_,
                          bool(hidden), metavar, bool(required), bool(deprecated), bool(removed),
@@ -216,8 +237,9 @@ class _Pack:
 
     def record(self, rid: int) -> dict[str, Any]:
         """Record `rid` as the catalog JSON object (a fresh copy)."""
-        v = self.values
-        return {f: copy.deepcopy(v[i]) for f, i in zip(self.fields, self.records[rid])}
+        from copy import deepcopy
+
+        return {name: deepcopy(self.field(rid, name)) for name in self.fields}
 
     def release(self, version: str) -> dict[str, Any]:
         try:
@@ -225,14 +247,29 @@ class _Pack:
         except KeyError:
             raise KeyError(f"no flag catalog for SGLang {version}") from None
 
+    def release_rids(self, version: str) -> list[int]:
+        """The record ids of `version`'s options, in registration order."""
+        rids = self._rids.get(version)
+        if rids is None:
+            rids = self._rids[version] = [int(x) for x in
+                                          self.release(version)["options"].split(",")]
+        return rids
+
 
 def _read_pack() -> bytes:
-    return (resources.files("servelint.catalog") / "data" / PACK_NAME).read_bytes()
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", PACK_NAME)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:  # not a plain folder (a zip): ask the import system
+        from importlib import resources
+
+        return (resources.files("servelint.catalog") / "data" / PACK_NAME).read_bytes()
 
 
 @lru_cache(maxsize=1)
 def _pack() -> _Pack:
-    return _Pack(json.loads(gzip.decompress(_read_pack())))
+    return _Pack(json.loads(zlib.decompress(_read_pack(), 31)))  # 31: the gzip format
 
 
 def known_versions() -> tuple[str, ...]:
@@ -280,7 +317,7 @@ def load_catalog(version: str = DEFAULT_VERSION) -> Catalog:
     v = pack.values
     option = pack.option
     return Catalog._of(v[rel["engine"]], known, v[rel["generated"]],
-                       [option(rid) for rid in rel["options"]])
+                       [option(rid) for rid in pack.release_rids(known)])
 
 
 def catalog_data(version: str) -> dict[str, Any]:
@@ -298,7 +335,7 @@ def catalog_data(version: str) -> dict[str, Any]:
         "engine": v[rel["engine"]],
         "version": known,
         "python": v[rel["python"]],
-        "options": [pack.record(rid) for rid in rel["options"]],
+        "options": [pack.record(rid) for rid in pack.release_rids(known)],
     }
 
 
@@ -344,9 +381,16 @@ def resolve_version(version: str) -> Resolved:
 def history() -> History:
     """When every option string, default and choice came and went, across all packed
     releases. Built on first call (see bench/catalog_load.py for its cost)."""
+    from servelint.catalog.timeline import History
+
     return History(_pack())
 
 
-# At the end: the module reads Option and version_key from here. (It is not named
-# `history`, which would shadow the function above once imported.)
-from servelint.catalog.timeline import EVENT_KINDS, Event, History  # noqa: E402
+def __getattr__(name: str) -> Any:
+    # Event, History and EVENT_KINDS live in servelint.catalog.timeline (not named
+    # `history`, which would shadow the function once imported), loaded on first use.
+    if name in ("Event", "History", "EVENT_KINDS"):
+        from servelint.catalog import timeline
+
+        return getattr(timeline, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -91,14 +91,10 @@ class History:
         self._keys = [version_key(v) for v in self.versions]
         # option string -> record id per release (-1 where absent), by release position
         n = len(self.versions)
-        names_of = [pack.values[rec[pack.fields.index("names")]] for rec in pack.records]
-        dest_at = pack.fields.index("dest")
-        self._dest_of = [pack.values[rec[dest_at]] for rec in pack.records]
+        self._release_rids = [pack.release_rids(v) for v in self.versions]
+        names_of = [pack.names(rid) for rid in range(len(pack.records))]
         at: dict[str, list[int]] = {}
-        self._release_rids: list[list[int]] = []
-        for i, version in enumerate(self.versions):
-            rids = pack.releases[version]["options"]
-            self._release_rids.append(rids)
+        for i, rids in enumerate(self._release_rids):
             for rid in rids:
                 for name in names_of[rid]:
                     row = at.get(name)
@@ -183,7 +179,7 @@ class History:
         i = self._position(version)
         out: list[str] = []
         for rid in self._release_rids[i]:
-            if self._dest_of[rid] == dest:
+            if self._pack.dest(rid) == dest:
                 out.extend(self._pack.option(rid).names)
         return out
 
