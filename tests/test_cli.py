@@ -46,7 +46,7 @@ def test_json_output(tmp_path, capsys):
     objs = [json.loads(l) for l in lines]
     assert [o["code"] for o in objs] == ["SL011", "SL002"]
     o = next(o for o in objs if o["code"] == "SL002")
-    assert set(o) == {"path", "range", "severity", "code", "message", "fixes", "url"}
+    assert set(o) == {"path", "range", "severity", "code", "message", "fixes", "url", "release"}
     # '😀' is two UTF-16 code units: the column counts them so.
     line = text.splitlines()[2]
     col16 = len(line[:line.index("--tp_size")].encode("utf-16-le")) // 2

@@ -208,7 +208,7 @@ def test_editor_settings_shapes_and_errors():
 
 
 def test_editor_values_equal_to_defaults_are_not_explicit():
-    s = Settings.from_dict({"enable": True, "select": [], "ignore": ["SL004"], "sglangVersion": "0.5.23",
+    s = Settings.from_dict({"enable": True, "select": [], "ignore": ["SL004"], "sglangVersion": "auto",
                             "gpu": None, "ignoreSuppressions": False, "severity": {}})
     assert s.explicit == {"ignore"}
 

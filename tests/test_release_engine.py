@@ -145,8 +145,9 @@ def test_check_target_version_prints_a_line_per_launch(tmp_path):
                          capture_output=True, text=True, env=env)
     lines = [x for x in out.stdout.splitlines() if ": upgrade: " in x]
     assert len(lines) == 2, out.stdout
-    assert lines[0].startswith(f"{script}:1: upgrade: SGLang 0.4.6 (set by --sglang-version) -> "
-                               f"{newest_version()}: ")
+    assert lines[0].startswith(f"{script}:1: upgrade: SGLang 0.4.6 -> {newest_version()}: ")
+    assert lines[0].endswith("(release from --sglang-version)")
     assert "problem(s)" in lines[0]
-    assert lines[1].endswith("nothing breaks")
+    assert lines[1].startswith(f"{script}:2: upgrade: SGLang 0.4.6 -> {newest_version()}: "
+                               f"nothing breaks")
     assert out.returncode == 1  # the upgrade problems are errors

@@ -228,7 +228,7 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
     s.file_ignores = []
     s.config_file = None
     if s.sglang_version != "auto" and s.sglang_version_from is None:
-        s.sglang_version_from = "the editor setting servelint.sglangVersion"
+        s.sglang_version_from = "servelint.sglangVersion"
     preference = preference or base.configuration_preference
     if preference not in PREFERENCES:
         preference = "editorFirst"

@@ -84,7 +84,7 @@ def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
     if settings.sglang_version != "auto":
         declared: str | None = settings.sglang_version
         source = "setting"
-        detail = f"set by {settings.sglang_version_from or 'the sglang-version setting'}"
+        detail = settings.sglang_version_from or "the sglang-version setting"
         span = where = None
     else:
         from servelint.release import detect_release

@@ -68,11 +68,11 @@ def summary(result: LintResult, upgrades: list[Finding], target: str) -> list[tu
         line = result.index.line_of(result.launches[n].span.start) + 1
         mine = [f for f in upgrades if f.launch_index == n]
         if version_key(release.version) >= version_key(target):
-            lines.append((line, f"runs SGLang {release.version} ({release.detail}); "
-                                f"already at or past {target}"))
+            lines.append((line, f"runs SGLang {release.version}, already at or past {target} "
+                                f"(release from {release.detail})"))
             continue
         safe = sum(1 for f in mine if any(x.safe for x in f.fixes))
-        lines.append((line, f"SGLang {release.version} ({release.detail}) -> {target}: "
-                            + (f"{len(mine)} problem(s), {safe} with a safe fix" if mine
-                               else "nothing breaks")))
+        said = (f"{len(mine)} problem(s), {safe} with a safe fix" if mine else "nothing breaks")
+        lines.append((line, f"SGLang {release.version} -> {target}: {said} "
+                            f"(release from {release.detail})"))
     return lines

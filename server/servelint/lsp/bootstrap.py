@@ -37,7 +37,7 @@ def capabilities() -> dict:
                                                    "source.fixAll.servelint",
                                                    "notebook.source.fixAll.servelint"],
                                "resolveProvider": False},
-        "executeCommandProvider": {"commands": [LINT_WORKSPACE, STATUS, CHECK_UPGRADE]},
+        "executeCommandProvider": {"commands": [LINT_WORKSPACE, CHECK_UPGRADE, STATUS]},
         "completionProvider": {"triggerCharacters": ["-", " ", "="], "resolveProvider": True},
         "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True},
                       "fileOperations": {}},

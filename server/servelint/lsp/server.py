@@ -623,8 +623,16 @@ def upgrade_actions(ls: ServelintServer, uri: str, result: LintResult | None,
 
 
 @server.command(STATUS)
-def status_command(ls: ServelintServer, *args):
+async def status_command(ls: ServelintServer, *args):
     uri = args[0] if args and isinstance(args[0], str) else None
+    state = ls.docs.get(uri) if uri else None
+    if state is not None and state.task is not None and not state.task.done():
+        # The document is being linted (just opened or edited): its releases are known
+        # when that lint is done.
+        try:
+            await asyncio.wait_for(asyncio.shield(state.task), timeout=5)
+        except Exception:
+            pass
     return ls.status(uri)
 
 
