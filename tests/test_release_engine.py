@@ -28,10 +28,10 @@ def test_an_explicit_release_judges_the_launch_with_its_own_catalog():
     assert old.releases[0].source == "setting"
     assert old.parsed[0].catalog.version == "0.4.6"
     # --enable-ep-moe existed in 0.4.6 and is gone in 0.5.23.
-    assert "SL001" not in codes(old)
-    assert "SL001" in codes(new)
-    unknown = next(f for f in new.findings if f.code == "SL001")
-    assert "0.5.23" in unknown.message
+    at = OLD_ONLY.index("--enable-ep-moe")
+    assert not [f for f in old.findings if f.span.start == at]
+    gone = [f for f in new.findings if f.span.start == at]
+    assert gone and all("0.5.23" in f.message and f.severity.label == "error" for f in gone)
 
 
 def test_a_release_without_a_catalog_uses_the_nearest_older_one_and_says_so():
