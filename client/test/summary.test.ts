@@ -68,6 +68,19 @@ test("status from the server's answer: bundled or environment libraries by locat
   assert.match(near.detail, /environment/);
 });
 
+test("status names the document's release and, in the tooltip, where it was read from", () => {
+  const view = statusView({
+    kind: "running", client: known,
+    server: { servelint: "0.2.0", sglang: "0.4.9.post2", sglangFrom: "0.4.9.post2: image lmsysorg/sglang:v0.4.9.post2-cu126 (line 19)",
+      python: "/opt/py/bin/python", pythonVersion: "3.12.1", location: "/ext/bundled/libs/servelint" },
+  });
+  assert.equal(view.text, "servelint 0.2.0 · SGLang 0.4.9.post2");
+  assert.equal(view.tooltip, "SGLang 0.4.9.post2: image lmsysorg/sglang:v0.4.9.post2-cu126 (line 19) · "
+    + "Python 3.12.1 /opt/py/bin/python · bundled libraries (/ext/bundled/libs/servelint)");
+  assert.equal(parseServerStatus({ sglang: "0.4.6", sglangFrom: "0.4.6: --sglang-version" })?.sglangFrom,
+    "0.4.6: --sglang-version");
+});
+
 test("status without the server's command: what the client knows", () => {
   assert.deepEqual(statusView({ kind: "running", client: known }), {
     text: "servelint 0.1.0 · SGLang 0.5.23", detail: "Python 3.11.7 · bundled",
