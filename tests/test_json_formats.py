@@ -440,7 +440,7 @@ def test_python_cells_go_to_the_python_extractor():
                ')\n')
     r = lint(text, "x.ipynb")
     found = {f.code: text[f.span.start:f.span.end] for f in r.findings}
-    assert found.get("SL003") == "--cuda-graph-max-bs"
+    assert found.get("SL009") == "--cuda-graph-max-bs"
     assert found.get("SL002") == "--tp_size"
     for f in r.findings:
         for fx in f.fixes:

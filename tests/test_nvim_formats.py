@@ -84,7 +84,7 @@ def check_launch_json(path: Path) -> None:
     assert config["module"] == "sglang.launch_server", config
     args = config["args"]
     assert args[:2] == ["--model-path", "m"] and args[3:] == ["8"], args
-    assert args[2] in ("--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"), args
+    assert args[2] == "--cuda-graph-max-bs-decode", args  # its successor (SGLang 0.5.14-0.5.19)
 
 
 def check_dockerfile(path: Path) -> None:
@@ -114,6 +114,7 @@ def check_markdown(path: Path) -> None:
     assert body[-1] == FENCE_BODY_END, body
     assert all(ln.endswith(" \\") for ln in body[:-1]), f"a continuation backslash was lost: {body}"
     assert not any("--enable-ep-moe" in ln for ln in body), body
+    assert "  --ep-size 8 \\" in body, body  # SGLang's advice: the --tp-size value
     bash = shutil.which("bash")
     assert bash, "bash not found on PATH"
     check = subprocess.run([bash, "-n"], input="\n".join(body) + "\n", capture_output=True,
@@ -134,14 +135,15 @@ CASES = [
      "Replace --tp_size with --tp-size (SL002)", None, check_deploy),
     ("stack.yaml", "SL007", (15, 26, 15, 37), "flash_infer", "yaml",
      "Use 'flashinfer' (SL007)", None, check_stack),
-    (".vscode/launch.json", "SL003", (9, 36, 9, 57), '"--cuda-graph-max-bs"', "jsonc",
-     None, "Use --cuda-graph-max-bs-decode (SL003)", check_launch_json),
+    (".vscode/launch.json", "SL009", (9, 36, 9, 57), '"--cuda-graph-max-bs"', "jsonc",
+     "Replace --cuda-graph-max-bs with --cuda-graph-max-bs-decode (SL009)", None,
+     check_launch_json),
     ("Dockerfile", "SL013", (12, 90, 12, 96), '"true"', "dockerfile",
      "Remove 'true' (SL013)", None, check_dockerfile),
     ("serve.py", "SL002", (11, 93, 11, 104), '"--tp_size"', "python",
      "Replace --tp_size with --tp-size (SL002)", None, check_python),
-    ("DEPLOY.md", "SL001", (10, 2, 10, 17), "--enable-ep-moe", "markdown",
-     None, "Remove --enable-ep-moe (SL001)", check_markdown),
+    ("DEPLOY.md", "SL009", (10, 2, 10, 17), "--enable-ep-moe", "markdown",
+     "Replace --enable-ep-moe with --ep-size 8 (SL009)", None, check_markdown),
     ("server-config.yaml", "SL002", (1, 0, 1, 7), "tp_size", "yaml",
      "Replace --tp_size with --tp-size (SL002)", None, check_config),
 ]

@@ -33,3 +33,11 @@ def fix(title: str, edit: Edit | None, preferred: bool = False, safe: bool = Tru
     if edit is None:
         return []
     return [Fix(title, [edit], preferred=preferred, safe=safe)]
+
+
+def replace_option_words(launch: Launch, first: int, last: int, words: list[str]) -> Edit | None:
+    """Rewrite the words from index `first` to `last` (an option and the values it owns)
+    as `words`; no words removes them."""
+    if not words:
+        return remove_tokens(launch, first, last)
+    return launch.host.replace_words(launch.tokens[first], launch.tokens[last], words)

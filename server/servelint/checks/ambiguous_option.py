@@ -5,6 +5,7 @@ from __future__ import annotations
 from servelint.checks import Check, register
 from servelint.fixes import fix, rename_option
 from servelint.model import Finding, Severity
+from servelint.successors import retired
 
 
 def run(parsed, ctx):
@@ -12,6 +13,8 @@ def run(parsed, ctx):
     for p in parsed.problems:
         if p.kind != "ambiguous":
             continue
+        if p.written.startswith("--") and retired(p.written, parsed.catalog) is not None:
+            continue  # an option of an earlier release: SL009 names its successor
         shown = p.token.text if p.token.text is not None else p.written
         cands = p.candidates
         listed = ", ".join(cands) if len(cands) <= 8 else (
@@ -32,13 +35,17 @@ CHECK = register(Check(
     code="SL003", name="ambiguous-option", severity=Severity.ERROR,
     title="Abbreviation matches several options",
     what="Reports an option that is not an exact SGLang option but the start of several, "
-         "listing every option it could mean.",
+         "listing every option it could mean. An option string that an earlier release had "
+         "as an option of its own (`--cuda-graph-max-bs`, `--disable-flashinfer`) is reported "
+         "by SL009 (removed-option) instead, with its successor.",
     why="argparse accepts a unique prefix of an option, and refuses one that is the prefix of "
         "more than one. A launch that worked can break when a release adds an option with a "
-        "longer name: `--cuda-graph-max-bs` became ambiguous once "
-        "`--cuda-graph-max-bs-decode` and `--cuda-graph-max-bs-prefill` existed.",
-    example="python -m sglang.launch_server --model-path m --cuda-graph-max-bs 8",
-    instead="python -m sglang.launch_server --model-path m --cuda-graph-max-bs-decode 8",
+        "longer name. When the short string was an option of its own in an earlier release "
+        "(`--cuda-graph-max-bs` became ambiguous in 0.5.20, once only "
+        "`--cuda-graph-max-bs-decode` and `--cuda-graph-max-bs-prefill` were left), SL009 "
+        "reports it with its successor instead.",
+    example="python -m sglang.launch_server --model-path m --attention triton",
+    instead="python -m sglang.launch_server --model-path m --attention-backend triton",
     fix_safety="One quick fix per candidate; which option was meant is the author's choice, so "
                "fix-all applies none of them.",
     run=run,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from servelint.checks import Check, register
+from servelint.fixes import rename_option
 from servelint.model import Finding, Fix, Severity
+from servelint.successors import Retired, deprecation, plan
 
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -37,20 +39,51 @@ def run(parsed, ctx):
         fixes = []
         words = replacement_words(parsed.catalog, repl)
         if words is not None:
-            edit = launch.host.replace_words(use.token, launch.tokens[use.last_index], words)
+            new = parsed.catalog.lookup(words[0])
+            if (opt.takes_value and len(words) == 1 and "=" not in words[0]
+                    and new is not None and new.kind == opt.kind):
+                # An alias of a value option: the new name takes the same value(s).
+                edit = rename_option(launch, use.token, use.written, use.name_span, words[0])
+            else:
+                edit = launch.host.replace_words(use.token, launch.tokens[use.last_index], words)
             if edit is not None:
                 fixes.append(Fix(f"Replace with {' '.join(words)}", [edit], preferred=True,
                                  safe=True))
+        since = ""
+        record = deprecation(use.written, parsed.catalog) or deprecation(use.matched, parsed.catalog)
+        if record is not None:
+            if record.get("deprecated"):
+                since = f" since SGLang {record['deprecated']}"
+            if not fixes and record.get("successor"):
+                fixes += _successor_fix(parsed, use, record)
         yield Finding(
             CHECK.code, CHECK.severity,
-            f"'{use.written}' is deprecated and will be removed in a future release.{advice}",
+            f"'{use.written}' is deprecated{since} and will be removed in a future release.{advice}",
             use.name_span, fixes=fixes, deprecated=True)
+
+
+def _successor_fix(parsed, use, record) -> list[Fix]:
+    """The successor the deprecation text names, when SGLang's `replacement` is prose: a
+    judgement (unsafe), offered only when the words are valid in the launch's release."""
+    from servelint.checks.removed_option import value_of
+    info = Retired(use.written, record["kind"], None, parsed.catalog.version,
+                   record.get("deprecated"), record["successor"], record.get("evidence"))
+    values = [v.text for v in use.values]
+    the_plan = plan(info, parsed.catalog, values, value_of(parsed))
+    if not the_plan.fixable or not the_plan.words:
+        return []
+    launch = parsed.launch
+    edit = launch.host.replace_words(use.token, launch.tokens[use.last_index], the_plan.words)
+    if edit is None:
+        return []
+    return [Fix(f"Replace with {' '.join(the_plan.words)}", [edit], preferred=True, safe=False)]
 
 
 CHECK = register(Check(
     code="SL008", name="deprecated-option", severity=Severity.WARNING,
     title="Deprecated option",
-    what="Reports an option that SGLang marks as deprecated, with the replacement SGLang names.",
+    what="Reports an option that SGLang marks as deprecated, with the replacement SGLang names "
+         "and the first release that called it deprecated.",
     why="SGLang still accepts it and prints a warning at start-up, but a later release removes "
         "it, and the launch then fails with `unrecognized arguments`.",
     example="python -m sglang.launch_server --model-path m --disable-cuda-graph",

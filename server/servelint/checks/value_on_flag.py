@@ -5,6 +5,7 @@ from __future__ import annotations
 from servelint.checks import Check, register
 from servelint.fixes import fix, remove_use, rename_option
 from servelint.model import Edit, Finding, Severity, Span
+from servelint.successors import retired
 
 TRUE = {"true", "1", "yes", "on", "y"}
 FALSE = {"false", "0", "no", "off", "n"}
@@ -17,6 +18,8 @@ def run(parsed, ctx):
             continue
         opt = p.option
         value = p.detail
+        if opt.removed and retired(p.written, parsed.catalog) is not None:
+            continue  # kept only to stop the launch: SL009 names its successor
         fixes = []
         use = next((u for u in parsed.uses if u.index == p.index), None)
         low = value.lower()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from servelint.catalog import Option
+from servelint.catalog import Option, history, version_key
 from servelint.checks import load_checks
 from servelint.docs import doc_url, rule_url
 from servelint.engine import LintResult
@@ -31,10 +31,64 @@ def option_markdown(opt: Option, version: str) -> str:
         lines.append(f"**Removed**: {opt.message or 'using it stops the launch'}")
     elif opt.deprecated:
         lines.append("**Deprecated**" + (f": use `{opt.replacement}`" if opt.replacement else ""))
+    lines += option_history(opt.name, version)
     text = "  \n".join(lines)
     if opt.help:
         text += "\n\n" + opt.help
     return text
+
+
+def option_history(name: str, version: str, max_defaults: int = 3) -> list[str]:
+    """Hover lines on when `name` came, changed its default, kind or choices, and was
+    deprecated, up to `version`; and what later releases do to it (deprecate, retire,
+    remove), from `servelint.catalog.history()`."""
+    try:
+        events = history().events(name)
+        key = version_key(version)
+    except (KeyError, ValueError):
+        return []
+    now = [e for e in events if version_key(e.version) <= key]
+    later = [e for e in events if version_key(e.version) > key
+             and e.kind in ("deprecated", "retired", "removed", "kind")]
+    parts: list[str] = []
+    for e in now:
+        if e.kind == "added":
+            parts.append(f"present since {e.version}, the oldest release servelint knows"
+                         if "oldest" in e.detail else f"added in {e.version}")
+        elif e.kind == "readded":
+            parts.append(f"back in {e.version} ({e.detail})")
+        elif e.kind == "removed":
+            parts.append(f"removed in {e.version}")
+        elif e.kind == "deprecated":
+            use = e.detail.partition(", ")[2]
+            parts.append(f"{e.detail.partition(', ')[0]} in {e.version}" + (f" ({use})" if use else ""))
+        elif e.kind == "retired":
+            parts.append(f"retired in {e.version}" if e.detail.startswith("retired")
+                         else f"{e.detail} in {e.version}")
+        elif e.kind in ("kind", "type"):
+            parts.append(f"{e.detail} in {e.version}")
+    defaults = [e for e in now if e.kind == "default"]
+    for e in defaults[-max_defaults:]:
+        parts.append(f"default changed in {e.version} ({e.detail.removeprefix('default ')})")
+    if len(defaults) > max_defaults:
+        parts.append(f"{len(defaults) - max_defaults} earlier default changes")
+    choices = [e for e in now if e.kind == "choices"]
+    if choices:
+        last = choices[-1]
+        dropped = [f"{w[1:]} ({e.version})" for e in choices for w in e.detail.split()
+                   if w.startswith("-")]
+        parts.append(f"choices changed in {len(choices)} release(s), last in {last.version} "
+                     f"({last.detail.removeprefix('choices ')})")
+        if dropped:
+            parts.append("values dropped: " + ", ".join(dropped[-6:]))
+    out = []
+    if parts:
+        out.append("History: " + "; ".join(parts))
+    if later:
+        out.append(f"After {version}: " + "; ".join(
+            f"{'removed' if e.kind == 'removed' else e.detail.split(':')[0]} in {e.version}"
+            for e in later))
+    return out
 
 
 def rule_hover(rule) -> str:
@@ -88,9 +142,12 @@ def hover_at(result: LintResult, offset: int) -> str | None:
         if hit and f.code not in shown:
             shown.add(f.code)
             parts.append(finding_markdown(f.code, f.message, rules))
-    for parsed in result.parsed:
+    release = None
+    for n, parsed in enumerate(result.parsed):
         if not parsed.launch.span.contains(offset):
             continue
+        if n < len(result.releases):
+            release = result.releases[n]
         for use in parsed.uses:
             if use.name_span.start <= offset <= use.name_span.end and use.written:
                 text = option_markdown(use.option, parsed.catalog.version)
@@ -105,4 +162,15 @@ def hover_at(result: LintResult, offset: int) -> str | None:
                 break
     if not parts:
         return None
-    return "\n\n---\n\n".join(parts)
+    text = "\n\n---\n\n".join(parts)
+    if release is not None:
+        text += f"\n\n---\n\nChecked as {release_line(release)}"
+    return text
+
+
+def release_line(release) -> str:
+    """"SGLang 0.4.9.post2, from image lmsysorg/sglang:v0.4.9.post2-cu126 (line 3)"."""
+    line = f"SGLang {release.version}: {release.detail}"
+    if release.notice:
+        line += f". {release.notice}"
+    return line
