@@ -121,9 +121,11 @@ def test_the_pack_is_what_its_releases_pack_to():
 def test_pack_check_mode(tmp_path):
     pack = _tool("pack_catalogs")
     folder = tmp_path / "catalogs"
-    folder.mkdir()
-    for version in known_versions():
-        (folder / f"sglang-{version}.json").write_text(json.dumps(data(version)), encoding="utf-8")
+    assert pack.main(["--unpack", str(folder)]) == 0
+    files = sorted(folder.iterdir())
+    assert len(files) == len(known_versions())
+    text = (folder / "sglang-0.5.14.json").read_text(encoding="utf-8")
+    assert text == _tool("gen_catalog").render(data("0.5.14"))  # the generator's bytes
     assert pack.main([str(folder), "--check", "--out", str(PACKED)]) == 0
     edited = data("0.4.0") | {"options": data("0.4.0")["options"][:-1]}
     (folder / "sglang-0.4.0.json").write_text(json.dumps(edited), encoding="utf-8")

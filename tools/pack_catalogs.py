@@ -1,6 +1,7 @@
 """Pack the flag catalogs of every SGLang release into the one file servelint ships.
 
     .venv/bin/python tools/pack_catalogs.py [DIR] [--out FILE] [--check]
+    .venv/bin/python tools/pack_catalogs.py --unpack DIR   # the pack's releases -> DIR
 
 Reads every ``DIR/sglang-*.json`` (default ``build/catalogs``, written by
 tools/catalog_release.py), validates each against schemas/catalog.schema.json,
@@ -26,7 +27,9 @@ few of their combinations occur. A release's record ids are one string, so a loa
 decodes only the release it is asked for. Values are ordered by column, then by the
 dest of the first record using them, so successive edits of one help text sit next
 to each other for gzip; records are ordered by dest. Same inputs, same bytes.
-``--check`` exits 1 when FILE is not what DIR packs to.
+``--check`` exits 1 when FILE is not what DIR packs to. ``--unpack DIR`` writes
+every packed release back as ``DIR/sglang-<version>.json``, byte for byte what
+tools/catalog_release.py wrote (to diff releases, or to repack after a change).
 """
 
 from __future__ import annotations
@@ -179,6 +182,17 @@ def render(doc: dict[str, Any]) -> bytes:
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
+def unpack(folder: Path) -> int:
+    from servelint.catalog import catalog_data, known_versions
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for version in known_versions():
+        text = json.dumps(catalog_data(version), indent=1, ensure_ascii=False) + "\n"
+        (folder / f"sglang-{version}.json").write_text(text, encoding="utf-8", newline="\n")
+    print(f"{folder}: {len(known_versions())} catalogs")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir", nargs="?", type=Path, default=DEFAULT_DIR,
@@ -186,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the pack to write or check")
     ap.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 if --out differs from what DIR packs to")
+    ap.add_argument("--unpack", metavar="DIR", type=Path,
+                    help="write each release of the shipped pack to DIR/sglang-<v>.json")
     args = ap.parse_args(argv)
+    if args.unpack:
+        return unpack(args.unpack)
 
     catalogs = read_catalogs(args.dir)
     problems = validate(catalogs)
