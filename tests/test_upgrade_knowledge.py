@@ -284,3 +284,23 @@ def test_hover_shows_default_changes():
     event = next(e for e in h.events(name) if e.kind == "default")
     lines = _history(name, "0.5.23")
     assert f"default changed in {event.version} ({event.detail.removeprefix('default ')})" in lines[0]
+
+
+def test_a_removed_option_the_history_does_not_know_keeps_sglangs_message():
+    from servelint.args import Reader
+    from servelint.catalog import Catalog
+    from servelint.checks.removed_option import run as removed
+    from servelint.extract.shell import extract_shell
+    from servelint.model import LineIndex
+    data = {"version": "test", "options": [
+        {"names": ["--model-path"], "dest": "model_path", "kind": "value", "nargs": None,
+         "action": "store", "type": "str", "choices": None, "default": None},
+        {"names": ["--old-flag"], "dest": "old_flag", "kind": "flag", "nargs": 0,
+         "action": "DeprecatedAction", "type": None, "choices": None, "default": None,
+         "deprecated": True, "removed": True, "message": "--old-flag was removed; use --new-flag"},
+    ]}
+    text = f"{ENTRY} --model-path m --old-flag\n"
+    launch = extract_shell(text, LineIndex(text)).launches[0]
+    (f,) = removed(Reader(Catalog(data)).read(launch), None)
+    assert f.message == "--old-flag was removed; use --new-flag"
+    assert [x.title for x in f.fixes] == ["Remove --old-flag"]

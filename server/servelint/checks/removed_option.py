@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from servelint.args import ParsedLaunch, Reader
 from servelint.checks import Check, register
-from servelint.fixes import fix, remove_tokens, rename_option, replace_option_words
+from servelint.fixes import fix, remove_tokens, remove_use, rename_option, replace_option_words
 from servelint.model import Finding, Fix, Severity, Span, Token
 from servelint.successors import Plan, Retired, plan, retired
 
@@ -175,6 +175,15 @@ def fixes_for(parsed: ParsedLaunch, spot: Spot, the_plan: Plan) -> list[Fix]:
 
 
 def run(parsed, ctx):
+    for use in parsed.uses:
+        # A removed option the release history does not know (a catalog outside the pack):
+        # SGLang's message, and removing it.
+        if (use.option.removed and use.written and retired(use.written, parsed.catalog) is None
+                and retired(use.matched, parsed.catalog) is None):
+            msg = use.option.message or f"{use.written} has been removed"
+            yield Finding(CHECK.code, CHECK.severity, msg, use.name_span,
+                          fixes=fix(f"Remove {use.written}", remove_use(parsed.launch, use),
+                                    safe=False), deprecated=True)
     for spot in spots(parsed):
         the_plan = plan(spot.info, parsed.catalog, spot.values, value_of(parsed))
         yield Finding(CHECK.code, spot.severity, message(spot, the_plan), spot.name_span,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from servelint.checks import Check, register
 from servelint.fixes import fix, remove_use, rename_option
 from servelint.model import Edit, Finding, Severity, Span
-from servelint.successors import retired
 
 TRUE = {"true", "1", "yes", "on", "y"}
 FALSE = {"false", "0", "no", "off", "n"}
@@ -18,8 +17,8 @@ def run(parsed, ctx):
             continue
         opt = p.option
         value = p.detail
-        if opt.removed and retired(p.written, parsed.catalog) is not None:
-            continue  # kept only to stop the launch: SL009 names its successor
+        if opt.removed:
+            continue  # kept only to stop the launch: SL009 reports it
         fixes = []
         use = next((u for u in parsed.uses if u.index == p.index), None)
         low = value.lower()
