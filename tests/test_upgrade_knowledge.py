@@ -131,7 +131,7 @@ def test_a_removed_switch_gets_its_successor_not_a_value_option():
     assert not by_code(findings, "SL001")
     (f,) = by_code(findings, "SL009")
     assert f.message.startswith("unrecognized arguments: --enable-deepep-moe (SGLang 0.5.23 ")
-    assert "removed after SGLang 0.5.3rc0" in f.message
+    assert "was last accepted by SGLang 0.5.3rc0 (of the final releases, 0.5.2)" in f.message
     assert "use --moe-a2a-backend deepep" in f.message
     assert "--deepep-mode" not in f.message
     pref = next(x for x in f.fixes if x.preferred)
@@ -160,7 +160,7 @@ def test_a_former_option_now_only_a_prefix_is_the_removed_option():
     cg, fi = by_code(findings, "SL009")
     assert cg.message.startswith("ambiguous option: --cuda-graph-max-bs could match "
                                  "--cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill")
-    assert "removed after SGLang 0.5.19" in cg.message
+    assert "was last accepted by SGLang 0.5.19:" in cg.message
     assert "use --cuda-graph-max-bs-decode" in cg.message
     assert next(x for x in cg.fixes if x.preferred).safe
     assert "use --attention-backend triton" in fi.message

@@ -19,6 +19,7 @@ checks it takes over from).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -72,11 +73,17 @@ class Retired:
 
     @property
     def gone_since(self) -> str:
-        """How the message dates it: "after SGLang X", or "before SGLang X" when every
-        release servelint knows that had it already refused it."""
+        """How the message dates it: "was last accepted by SGLang X" (and the last final
+        release, when X is a release candidate), or "was refused by every release servelint
+        knows" when each release that had it already stopped with a message."""
         if self.last is not None:
-            return f"after SGLang {self.last}"
-        return f"before SGLang {table()['versions'][0]}"
+            finals = [v for v in table()["versions"]
+                      if not re.search(r"(a|b|rc)\d+$", v) and _before_or_at(v, self.last)]
+            last_final = finals[-1] if finals else None
+            extra = (f" (of the final releases, {last_final})"
+                     if last_final and last_final != self.last else "")
+            return f"was last accepted by SGLang {self.last}{extra}"
+        return f"was refused by every release servelint knows, from {table()['versions'][0]} on"
 
     @property
     def quote(self) -> str | None:
@@ -198,7 +205,7 @@ def _plan(name: str, kind: str, succ: dict[str, Any] | None, catalog: Catalog,
                 if "rename" not in nxt.successor and kind == nxt.kind:
                     return _plan(name, kind, nxt.successor, catalog, written, value_of,
                                  via + [new], info)
-            gone = f" was removed {nxt.gone_since} too" if nxt else " is not in this release"
+            gone = f" {nxt.gone_since}" if nxt else " is not in this release"
             return Plan(f"its successor {new}{gone}, and SGLang {version} has no replacement: "
                         f"remove it", words=[], via=via)
         mapped = [values.get(v, v) if v is not None else None for v in written]

@@ -129,7 +129,7 @@ def message(spot: Spot, the_plan: Plan) -> str:
     """SGLang's own error first (what the launch's release says), then in the parentheses
     it opened: the last release that had the option, and its successor."""
     info = spot.info
-    text = f"{spot.reading}; {spot.written} was removed {info.gone_since}: "
+    text = f"{spot.reading}; {spot.written} {info.gone_since}: "
     if the_plan.via:
         text += f"its successor {' then '.join(the_plan.via)} was removed too; "
     text += the_plan.says
