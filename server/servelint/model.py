@@ -163,6 +163,11 @@ class Launch:
     the entrypoint (the module or `serve`), where launch-wide findings sit. `host`
     knows how to edit this document format (quoting, removing tokens cleanly).
     `anchor` is the offset of the line a suppression comment would sit above.
+    `image` is the container image the launch runs in, as written, and where: the
+    image word of the `docker run` (or `podman`, `srun --container-image`, ...) whose
+    command it is, its Kubernetes container's or compose service's `image:`, its CI
+    job's container, its Dockerfile stage's base image; None when the document does
+    not say (release.py reads the SGLang release from it).
     """
 
     kind: str  # "launch_server", "serve", "router"
@@ -172,6 +177,7 @@ class Launch:
     span: Span
     env: dict[str, str | None] = field(default_factory=dict)
     anchor: int = 0
+    image: tuple[str, Span] | None = None
 
 
 class LineIndex:

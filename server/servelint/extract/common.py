@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from servelint.extract.shell import (OffsetMap, ShellResult, extract_shell, find_entry,
-                                     find_shell_script)
+from servelint.extract.shell import (OffsetMap, ShellResult, container_image, extract_shell,
+                                     find_entry, find_shell_script)
 from servelint.model import Edit, Host, Launch, LineIndex, Span, Token, write_all
 
 ExtractResult = ShellResult  # launches: list[Launch], findings: list[Finding]
@@ -39,7 +39,7 @@ def launch_from_tokens(tokens: list[Token], host: Host, span: Span, env: dict | 
     if anchor is None:
         anchor = host.index.line_start(host.index.line_of(span.start))
     return Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host, span=span,
-                  env=dict(env or {}), anchor=anchor)
+                  env=dict(env or {}), anchor=anchor, image=container_image(tokens[:at]))
 
 
 def script_word(tokens: list[Token]) -> int | None:

@@ -391,8 +391,50 @@ class _Reader:
             elif ins.keyword in ("COPY", "ADD") and ins.heredocs:
                 self.copy_heredoc(ins)
         self.stage(stage, base)
+        if self.result.launches:
+            self.images(ins_list)
         self.result.launches.sort(key=lambda l: l.span.start)
         return self.result
+
+    # images ---------------------------------------------------------------------------
+
+    def images(self, ins_list: list[Instruction]) -> None:
+        """Each launch runs in its stage's image: the stage holding it (by position),
+        whose `FROM` names an image or an earlier stage (followed to that stage's image).
+        `ARG`s before the first `FROM` with a default are substituted in it."""
+        args: dict[str, str | None] = {}
+        stages: list[tuple[int, tuple[str, Span] | None]] = []
+        named: dict[str, tuple[str, Span] | None] = {}
+        for ins in ins_list:
+            if ins.keyword == "ARG" and not stages:
+                body, _ = logical(self.text, ins, False)
+                for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(\"[^\"]*\"|'[^']*'|\S*))?", body):
+                    value = m.group(2)
+                    if value is not None and value[:1] in "\"'" and value[-1:] == value[:1] \
+                            and len(value) > 1:
+                        value = value[1:-1]
+                    args[m.group(1)] = value
+            elif ins.keyword == "FROM":
+                body, table = logical(self.text, ins, False)
+                words = [m for m in re.finditer(r"\S+", body) if not m.group().startswith("--")]
+                image: tuple[str, Span] | None = None
+                name = None
+                if words:
+                    w = words[0]
+                    ref = _substitute(w.group(), args)
+                    image = named.get(ref.lower(), (ref, Span(table[w.start()], table[w.end() - 1] + 1)))
+                    if len(words) >= 3 and words[1].group().lower() == "as":
+                        name = words[2].group().lower()
+                stages.append((self.index.line_start(ins.first), image))
+                if name:
+                    named[name] = image
+        for launch in self.result.launches:
+            if launch.image is not None:
+                continue
+            for start, image in reversed(stages):
+                if start <= launch.span.start:
+                    launch.image = image
+                    break
 
     # pieces ---------------------------------------------------------------------------
 
@@ -636,6 +678,26 @@ class _Reader:
         k = self.launch(tokens, host, cmd, env)
         if k is not None:
             self.exec_script(arr, table, k)
+
+
+def _substitute(word: str, args: dict[str, str | None]) -> str:
+    """`$NAME`, `${NAME}`, `${NAME:-default}` in a `FROM` word, from the ARGs declared
+    before the first `FROM`; a variable without a value stays as written."""
+    if "$" not in word:
+        return word
+
+    def one(m: re.Match) -> str:
+        name = m.group(1) or m.group(4)
+        value = args.get(name)
+        op, alt = m.group(2), m.group(3)
+        if op == "-":
+            return value if value else (alt or "")
+        if op == "+":
+            return (alt or "") if value else ""
+        return value if value is not None else m.group(0)
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)",
+                  one, word)
 
 
 # --- the format ---------------------------------------------------------------------------------

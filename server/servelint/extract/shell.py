@@ -326,6 +326,126 @@ def find_shell_script(tokens: list[Token]) -> int | None:
     return None
 
 
+# --- the container image a command runs its words in ---------------------------------------
+
+# `docker run` (podman, nerdctl: the same) options that take no value; every other option
+# without `=` takes the next word.
+_RUN_SWITCHES = {
+    "--rm", "--detach", "--interactive", "--tty", "--privileged", "--init", "--read-only",
+    "--publish-all", "--no-healthcheck", "--oom-kill-disable", "--help", "--quiet",
+    "--disable-content-trust", "--sig-proxy", "--use-api-socket", "--replace", "--rmi",
+    "--read-only-tmpfs", "--http-proxy", "--no-hosts", "--tls-verify", "--env-host",
+    "--passwd", "--all-tags", "-it", "-ti",
+}
+_RUN_SHORT_SWITCHES = set("ditPq")
+_GLOBAL_SWITCHES = {"-D", "--debug", "--tls", "--tlsverify", "--remote", "-r"}
+_IMAGE_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@#+-]*$")
+_COMMAND_WORDS = SHELLS | {"sglang", "env", "exec", "nohup", "/bin/sh", "/bin/bash"}
+
+
+def _is_command_word(text: str | None) -> bool:
+    return text is not None and (is_python(text) or basename(text) in _COMMAND_WORDS
+                                 or text == "-m")
+
+
+def _image_of(tok: Token) -> tuple[str, Span]:
+    return (tok.text if tok.text is not None else tok.raw), tok.span
+
+
+def _docker_run_image(words: list[Token], start: int) -> tuple[str, Span] | None:
+    """The image word of `docker run [options] IMAGE [command]`, `words[start]` being the
+    first word after `run`."""
+    i = start
+    n = len(words)
+    while i < n:
+        tok = words[i]
+        text = tok.text
+        if text is None:
+            if tok.splat and i + 1 < n:
+                nxt = words[i + 1].text
+                # `docker run $OPTS IMAGE cmd`: an unquoted expansion holds options, and
+                # the word after it is the image when it reads as one.
+                if nxt is not None and not nxt.startswith("-") and _IMAGE_WORD.match(nxt) \
+                        and not _is_command_word(nxt) and "=" not in nxt:
+                    return _image_of(words[i + 1])
+                if nxt is not None and nxt.startswith("-"):
+                    i += 1
+                    continue
+            return _image_of(tok)
+        if text == "--":
+            return _image_of(words[i + 1]) if i + 1 < n else None
+        if text.startswith("--"):
+            i += 1 if ("=" in text or text in _RUN_SWITCHES) else 2
+            continue
+        if text.startswith("-") and len(text) > 1:
+            letters = text[1:]
+            if all(c in _RUN_SHORT_SWITCHES for c in letters):
+                i += 1
+            elif len(letters) == 1 or all(c in _RUN_SHORT_SWITCHES for c in letters[:-1]):
+                i += 2  # `-e X`, `-itv X`: the last letter takes the next word
+            else:
+                i += 1  # `-p8000:8000`: the value is attached
+            continue
+        return _image_of(tok)
+    return None
+
+
+def container_image(words: list[Token]) -> tuple[str, Span] | None:
+    """The container image that the words of one command (the launch's words before its
+    entrypoint, or before a `bash -c` script) run in: `docker|podman|nerdctl [container]
+    run [options] IMAGE`, `srun|salloc --container-image[=]IMAGE` (pyxis),
+    `apptainer|singularity exec|run [options] docker://IMAGE`, `kubectl run NAME
+    --image[=]IMAGE`. The image's text is its value, or its source text when the file
+    does not fix it (`$IMAGE`). None when no such command holds the words."""
+    for i, tok in enumerate(words):
+        text = tok.text
+        if text is None:
+            continue
+        b = basename(text)
+        if b in ("docker", "podman", "nerdctl"):
+            j = i + 1
+            # global options (`--context x`, `-H host`) and `container` before `run`
+            while j < len(words) and j <= i + 6:
+                w = words[j].text
+                if w == "run":
+                    return _docker_run_image(words, j + 1)
+                if w == "container" or (w is not None and w.startswith("-")):
+                    alone = w == "container" or "=" in (w or "") or w in _GLOBAL_SWITCHES
+                    j += 1 if alone else 2
+                    continue
+                break
+        elif b in ("srun", "salloc", "sbatch"):
+            for j in range(i + 1, len(words)):
+                w = words[j].text
+                if w is None:
+                    continue
+                if w.startswith("--container-image="):
+                    value = w.split("=", 1)[1]
+                    span = words[j].span
+                    off = len(words[j].raw) - len(value) if words[j].raw.endswith(value) else 0
+                    return value, Span(span.start + off, span.end) if off else span
+                if w == "--container-image" and j + 1 < len(words):
+                    return _image_of(words[j + 1])
+        elif b in ("apptainer", "singularity"):
+            for j in range(i + 1, len(words)):
+                w = words[j].text
+                if w is not None and w.startswith(("docker://", "oras://")):
+                    return _image_of(words[j])
+        elif b == "kubectl" and i + 1 < len(words) and words[i + 1].text == "run":
+            for j in range(i + 2, len(words)):
+                w = words[j].text
+                if w is None:
+                    continue
+                if w.startswith("--image="):
+                    value = w.split("=", 1)[1]
+                    span = words[j].span
+                    off = len(words[j].raw) - len(value) if words[j].raw.endswith(value) else 0
+                    return value, Span(span.start + off, span.end) if off else span
+                if w == "--image" and j + 1 < len(words):
+                    return _image_of(words[j + 1])
+    return None
+
+
 # --- the host: editing a shell document ---------------------------------------------------
 
 
@@ -535,7 +655,13 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
     if entry is None:
         script = find_shell_script(tokens)
         if script is not None and depth < 3:
+            before = len(result.launches)
             _nested(words[script], src, host, result, depth)
+            if len(result.launches) > before:
+                image = container_image(tokens[:script])
+                for nested in result.launches[before:]:
+                    if nested.image is None:
+                        nested.image = image
         return
     kind, at = entry
     env: dict[str, str | None] = {}
@@ -551,7 +677,8 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
     start = src.span(node).start
     anchor = host.index.line_start(logical_line_start(host.index, host.index.line_of(start)))
     launch = Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host,
-                    span=src.span(node), env=env, anchor=anchor)
+                    span=src.span(node), env=env, anchor=anchor,
+                    image=container_image(tokens[:at]))
     result.launches.append(launch)
     # Options that a broken continuation cut off are still read as this launch's, so
     # every problem in them is reported now rather than after the continuation is fixed.

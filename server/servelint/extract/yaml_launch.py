@@ -589,6 +589,7 @@ def walk(ctx: Ctx, node: Node, depth: int = 0) -> None:
         return
     if id(node) in ctx.merged:
         return  # read as part of the mappings that merge it
+    before = len(ctx.result.launches)
     consumed: set[int] = set()
     keys = node.keys()
     if ctx.mode == "compose" and ("command" in keys or "entrypoint" in keys):
@@ -600,6 +601,101 @@ def walk(ctx: Ctx, node: Node, depth: int = 0) -> None:
             ctx.seen.add(id(v))
             continue
         walk(ctx, v, depth + 1)
+    if len(ctx.result.launches) > before:
+        # The innermost mapping naming an image gives it to the launches read inside it
+        # that have none yet (a `docker run` in a script names its own).
+        image = _image_here(ctx, node, keys)
+        if image is not None:
+            for launch in ctx.result.launches[before:]:
+                if launch.image is None:
+                    launch.image = image
+
+
+# --- images -------------------------------------------------------------------------------------
+
+
+def _scalar_image(ctx: Ctx, node: Node | None, prefix: str = "") -> tuple[str, Span] | None:
+    """A scalar image reference as (text, span of its text). A value a template fills is
+    given as written (`lmsysorg/sglang:{{ .Values.tag }}`): what reads it sees no release
+    there. With `prefix` (SkyPilot's `docker:`), only a value starting with it counts, and
+    the prefix is left out."""
+    if node is None:
+        return None
+    target = node.resolved()
+    if target.kind != "scalar" or not target.value:
+        return None
+    start = yamlpos.skip_properties(ctx.prep.text, node.start, node.end) if node is target \
+        else target.start
+    end = target.end
+    if target.style in ("'", '"') and end - start >= 2:
+        start, end = start + 1, end - 1
+    value = target.value
+    if ctx.prep.unknown and ctx.prep.is_unknown(start, end):
+        value = ctx.text[start:end]
+    value = value.strip()
+    if prefix:
+        if not value.startswith(prefix):
+            return None
+        value = value[len(prefix):]
+        if ctx.text.startswith(prefix, start):
+            start += len(prefix)
+    return value, Span(start, max(start, end))
+
+
+def _image_value(ctx: Ctx, node: Node | None) -> tuple[str, Span] | None:
+    """`image: REF`, GitLab's `image: {name: REF}`, or a chart's `image: {repository: R,
+    tag: T}` (given as `R:T`, at the mapping)."""
+    if node is None:
+        return None
+    target = node.resolved()
+    if target.kind == "scalar":
+        return _scalar_image(ctx, node)
+    if target.kind != "map":
+        return None
+    name = target.get("name")
+    if name is not None:
+        return _scalar_image(ctx, name)
+    repo, tag = _scalar_image(ctx, target.get("repository")), _scalar_image(ctx, target.get("tag"))
+    if repo is not None:
+        text = f"{repo[0]}:{tag[0]}" if tag is not None else repo[0]
+        return text, Span(target.start, target.end)
+    return None
+
+
+def _image_here(ctx: Ctx, node: Node, keys: set[str]) -> tuple[str, Span] | None:
+    """The image a mapping gives the launches read inside it: its `image:` (a Kubernetes
+    container of any resource, a compose service, a dstack task, a GitLab job), a GitHub
+    Actions job's `container:` (a string or `{image:}`), a SkyPilot task's `resources:
+    image_id: docker:REF` (or the first `any_of`/`ordered` entry naming one)."""
+    # `get` sees merged keys too (`<<: *engine` holding the image)
+    found = _image_value(ctx, node.get("image"))
+    if found is not None:
+        return found
+    if "steps" in keys or "runs-on" in keys:
+        container = node.get("container")
+        if container is not None:
+            c = container.resolved()
+            found = _scalar_image(ctx, container) if c.kind == "scalar" else \
+                _scalar_image(ctx, c.get("image")) if c.kind == "map" else None
+            if found is not None:
+                return found
+    resources = node.get("resources")
+    if resources is not None and resources.resolved().kind == "map":
+        r = resources.resolved()
+        found = _scalar_image(ctx, r.get("image_id"), "docker:")
+        if found is not None:
+            return found
+        for key in ("any_of", "ordered"):
+            options = r.get(key)
+            if options is None or options.resolved().kind != "seq":
+                continue
+            for option in options.resolved().items:
+                option = option.resolved()
+                if option.kind == "map":
+                    found = _scalar_image(ctx, option.get("image_id"), "docker:")
+                    if found is not None:
+                        return found
+    return None
 
 
 def _is_container(node: Node) -> bool:
