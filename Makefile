@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.servelint-test-installed
 NPM_STAMP := node_modules/.servelint-npm-installed
 WHEEL_STAMP := client/.wheelhouse/.fetched
 
-.PHONY: demo test install install-test bench docs conformance sglang-env nvim clean node client wheelhouse vscode-e2e
+.PHONY: demo test install install-test bench docs catalogs conformance sglang-env nvim clean node client wheelhouse vscode-e2e
 
 # An editable install writes no bytecode; compile it once, as a regular pip install does,
 # so the language server does not recompile its modules at every start.
@@ -93,6 +93,16 @@ bench: $(STAMP)
 docs: $(STAMP)
 	$(PY) tools/gen_docs.py
 	$(PY) tools/sglang_coverage.py
+
+## Every release's flag catalog from its wheel (PyPI), packed into the shipped file, then
+## what is generated from the pack: successors, release notes (docs/catalog.md). Each step
+## has a --check mode the tests run. A new release: make catalogs RELEASES="... 0.5.24".
+RELEASES = $(shell $(PY) -c "from servelint.catalog import known_versions; print(*known_versions())")
+catalogs: $(STAMP)
+	$(PY) tools/catalog_release.py $(RELEASES)
+	$(PY) tools/pack_catalogs.py
+	$(PY) tools/gen_successors.py
+	$(PY) tools/gen_release_notes.py
 
 ## SGLang 0.5.23 in its own venv (.venv-sglang, about 6 GB): what conformance runs against.
 sglang-env:

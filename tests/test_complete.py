@@ -2,9 +2,7 @@
 (servelint/lsp/completion.py)."""
 
 import glob
-import json
 import os
-from importlib import resources
 
 import pytest
 from lsprotocol import types as lsp
@@ -132,8 +130,8 @@ def test_the_word_being_typed_does_not_count_as_written():
 
 
 def _catalog_with_append_option() -> Catalog:
-    data = json.loads(resources.files("servelint.catalog").joinpath("data", "sglang-0.5.23.json")
-                      .read_text(encoding="utf-8"))
+    from servelint.catalog import catalog_data
+    data = catalog_data("0.5.23")
     data["options"].append({
         "names": ["--extra-header"], "dest": "extra_header", "kind": "value", "nargs": None,
         "action": "append", "type": "str", "choices": None, "default": None,
