@@ -56,6 +56,25 @@ with open({path!r}, encoding="utf-8") as fh:
 print(0.0, (time.perf_counter() - t) * 1e3)
 """
 
+# `servelint check` with load_catalog replaced by the loader servelint had before the
+# pack (one JSON file per release): the A/B of what the pack costs a cold CLI run.
+OLD_CLI = """
+import functools, json, sys
+import servelint.catalog as c
+
+@functools.lru_cache(maxsize=4)
+def load_catalog(version=c.DEFAULT_VERSION):
+    with open({path!r}, encoding="utf-8") as fh:
+        return c.Catalog(json.loads(fh.read()))
+
+c.load_catalog = load_catalog
+# and a world with that one release: what the version helpers answer without the pack
+c.known_versions = lambda: ({version!r},)
+c._known = lambda v: {version!r} if v.lstrip("v") == {version!r} else None
+from servelint.cli import main
+sys.exit(main(["check", *sys.argv[1:]]))
+"""
+
 ALL = """
 import time
 t = time.perf_counter()
@@ -116,19 +135,24 @@ def main() -> None:
     print(f"  the same releases as catalog files: {separate:,} bytes, "
           f"{separate_gz:,} bytes gzipped one by one")
 
-    print(f"\ncold load of one release in a fresh process (median of {runs})")
-    for version in (newest, middle, oldest):
-        rows = fresh(ONE.format(version=version), runs)
-        print(f"  load_catalog({version!r}):{' ' * (14 - len(version))}"
-              f"{stats([r[1] for r in rows])}")
-    print(f"  import servelint.catalog:       {stats([r[0] for r in rows])}")
+    print(f"\ncold load of one release in a fresh process (median of {runs}; the cases "
+          "take turns, so a busy machine slows them alike)")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, f"sglang-{newest}.json")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(catalog.catalog_data(newest), indent=1, ensure_ascii=False)
                      + "\n")
-        rows = fresh(FILE.format(path=path), runs)
-        print(f"  one catalog file, {newest} (before the pack): {stats([r[1] for r in rows])}")
+        cases = {f"load_catalog({v!r})": ONE.format(version=v) for v in (newest, middle, oldest)}
+        cases[f"one catalog file, {newest} (before the pack)"] = FILE.format(path=path)
+        rows: dict[str, list[list[float]]] = {name: [] for name in cases}
+        for _ in range(runs):
+            for name, code in cases.items():
+                rows[name] += fresh(code, 1)
+    width = max(map(len, cases)) + 2
+    for name in cases:
+        print(f"  {name + ':':<{width}}{stats([r[1] for r in rows[name]])}")
+    first = next(iter(cases))
+    print(f"  {'import servelint.catalog:':<{width}}{stats([r[0] for r in rows[first]])}")
 
     print(f"\nafter the first release, in the same process (median of {runs})")
     rows = fresh(ALL.format(newest=newest), runs)
@@ -136,19 +160,28 @@ def main() -> None:
           f"  ({len(versions)} catalogs)")
     print(f"  history():                      {stats([r[2] for r in rows])}")
 
-    print(f"\nservelint check, whole fresh process (median of {runs})")
+    print(f"\nservelint check, whole fresh process (median of {runs}; turns as above)")
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "launch.sh")
         with open(script, "w", encoding="utf-8") as fh:
             fh.write("python -m sglang.launch_server --model-path m --tp-size 2 --port 30000\n")
-        times = []
+        path = os.path.join(tmp, f"sglang-{newest}.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(catalog.catalog_data(newest), indent=1, ensure_ascii=False)
+                     + "\n")
+        cases = {
+            "servelint check launch.sh": [PY, "-m", "servelint", "check", script],
+            "the same, pre-pack loader": [PY, "-c", OLD_CLI.format(path=path, version=newest),
+                                          script],
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(runs):
-            t = time.perf_counter()
-            subprocess.run([PY, "-m", "servelint", "check", script], capture_output=True,
-                           cwd=tmp, check=False)
-            times.append((time.perf_counter() - t) * 1e3)
-        print(f"  servelint check launch.sh:      {stats(times)}")
-
+            for name, cmd in cases.items():
+                t = time.perf_counter()
+                subprocess.run(cmd, capture_output=True, cwd=tmp, check=False)
+                times[name].append((time.perf_counter() - t) * 1e3)
+        for name in cases:
+            print(f"  {name + ':':<{width}}{stats(times[name])}")
 
 if __name__ == "__main__":
     main()

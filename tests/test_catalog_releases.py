@@ -178,7 +178,7 @@ def test_option_counts():
 def test_known_versions():
     versions = known_versions()
     assert len(ALL_RELEASES) == len(set(ALL_RELEASES)) == 101
-    assert list(versions) == ALL_RELEASES
+    assert list(versions) == ALL_RELEASES == sorted(ALL_RELEASES, key=version_key)
     assert newest_version() == DEFAULT_VERSION == "0.5.23" == versions[-1]
     assert versions[0] == "0.4.0"
 
@@ -210,6 +210,7 @@ def test_resolve_version():
     assert resolve_version("0.5.10rc0") == Resolved("0.5.10rc0", True, None)
     assert resolve_version("latest") == Resolved("0.5.23", True, None)
     assert resolve_version("newest") == Resolved("0.5.23", True, None)
+    assert resolve_version("auto") == Resolved("0.5.23", True, None)
     assert resolve_version("0.4.11") == Resolved(
         "0.4.10.post2", False, "servelint has no catalog for SGLang 0.4.11; checking with "
         "0.4.10.post2, the nearest older release it knows")
@@ -230,6 +231,7 @@ def test_resolve_version():
 def test_load_catalog_versions():
     assert load_catalog("v0.4.6") is load_catalog("0.4.6")
     assert load_catalog().version == "0.5.23"
+    assert load_catalog("auto") is load_catalog("latest") is load_catalog("0.5.23")
     with pytest.raises(KeyError):
         load_catalog("0.4.11")
 
