@@ -2,10 +2,11 @@
 
 Run with the Python of the dedicated SGLang venv (see tools/make-sglang-env.sh):
 
-    .venv-sglang/bin/python tools/gen_catalog.py \
-        --out server/servelint/catalog/data/sglang-0.5.23.json
-    .venv-sglang/bin/python tools/gen_catalog.py \
-        --check server/servelint/catalog/data/sglang-0.5.23.json
+    .venv-sglang/bin/python tools/gen_catalog.py --out build/catalogs/sglang-0.5.23.json
+    .venv-sglang/bin/python tools/pack_catalogs.py --unpack /tmp/packed
+    .venv-sglang/bin/python tools/gen_catalog.py --check /tmp/packed/sglang-0.5.23.json
+
+(servelint ships every release packed in one file: tools/pack_catalogs.py, docs/catalog.md.)
 
 The parser is built exactly as ``sglang.srt.server_args.prepare_server_args``
 builds it::

@@ -34,7 +34,8 @@ need(has("extension/LICENSE") || has("extension/LICENSE.txt"), "LICENSE missing"
 need(has("extension/readme.md") || has("extension/README.md"), "README missing");
 for (const f of [
   "servelint/__init__.py", "servelint/cli.py", "servelint/__main__.py", "servelint/lsp/server.py",
-  "servelint/catalog/data/sglang-0.5.23.json", "servelint/rules/bundled.json",
+  "servelint/catalog/data/releases.json.gz", "servelint/catalog/data/successors.json",
+  "servelint/rules/bundled.json",
   // The rule pages: every diagnostic's codeDescription links the installed copy.
   "servelint/rules/pages/SL001.md", "servelint/rules/pages/SL101.md",
   "pygls/__init__.py", "lsprotocol/__init__.py", "yaml/__init__.py", "tree_sitter/__init__.py",
