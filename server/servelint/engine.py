@@ -76,7 +76,7 @@ class LaunchRelease:
 
 
 def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
-                   settings: Settings) -> LaunchRelease:
+                   settings: Settings, memo: dict | None = None) -> LaunchRelease:
     """Which release judges `launch`: the explicit setting, else what the files say
     (release.detect_release: image, pin, project, floor), else the newest. A release
     without a catalog is judged by the nearest older one, with a notice."""
@@ -88,10 +88,15 @@ def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
         span = where = None
     else:
         from servelint.release import detect_release
-        hint = detect_release(text, fmt, launch, path)
+        hint = detect_release(text, fmt, launch, path, memo=memo)
         declared, source, detail, span, where = (hint.version, hint.source, hint.detail,
                                                  hint.span, hint.path)
-    resolved = resolve_version(declared or "newest")
+    key = ("resolve", declared)
+    resolved = memo.get(key) if memo is not None else None
+    if resolved is None:
+        resolved = resolve_version(declared or "newest")
+        if memo is not None:
+            memo[key] = resolved
     if source == "newest":
         detail = "no release named in the settings or the files: the newest known"
     return LaunchRelease(resolved.version, declared, source, detail, resolved.notice, span, where)
@@ -155,9 +160,10 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     checks = [(c, c.run) for c in load_checks().values() if c.run is not None]
     # What each release needs, made once per lint: a file's launches usually share one.
     per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
+    memo: dict = {}  # what the launches of this document share (release detection)
     for n, launch in enumerate(result.launches):
         try:
-            release = launch_release(text, fmt, launch, path, settings)
+            release = launch_release(text, fmt, launch, path, settings, memo)
         except Exception:
             log.exception("detecting the release of a launch in %s failed", path or "<text>")
             release = LaunchRelease(newest_version(), None, "newest",

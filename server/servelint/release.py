@@ -841,11 +841,12 @@ def _stage_pin(text: str, launch: Launch, exact: list[_Req]) -> _Req | None:
 
 
 def detect_release(text: str, fmt: str, launch: Launch, path: str | None,
-                   root: str | None = None) -> ReleaseHint:
+                   root: str | None = None, memo: dict | None = None) -> ReleaseHint:
     """The SGLang release `launch` runs on, as the document `text` (format `fmt`, at
     `path`, None when unsaved) and its project declare it. See the module docstring for
     the order; `root` bounds the project search (default: the first directory holding
-    `.git`)."""
+    `.git`). `memo`, one dict per lint of a document, keeps the project's answer for the
+    document's other launches (the walk up the folders is then done once per lint)."""
     doc = _doc(text)
     unnamed = None  # an SGLang image whose tag names no release, for the last word
     if launch.image is not None:
@@ -880,7 +881,13 @@ def detect_release(text: str, fmt: str, launch: Launch, path: str | None,
                            span)
     exact = ranged = None
     if path:
-        exact, ranged = project_release(path, root)
+        key = ("project", path, root)
+        found = memo.get(key) if memo is not None else None
+        if found is None:
+            found = project_release(path, root)
+            if memo is not None:
+                memo[key] = found
+        exact, ranged = found
     if exact is not None:
         req, file = exact
         return ReleaseHint(req.exact, "project", f"{req.written} in {_display(file, path)}", None, file)
