@@ -3,10 +3,15 @@
 A rule pack is a JSON or YAML file holding one record or a list of records, in the
 record format of the seed dataset (schemaVersion 2: errorMessage, documentation,
 triggerScenarios, solutions, exampleFix, githubUrl, ...) plus what a machine needs:
-`code`, `condition`, `fixes`, `appliesTo`, `examples`. `schemas/rule.schema.json` is
-the JSON Schema of a record; `validate_record` checks the same shape with messages a
-user can act on. A record without a condition gets one derived from its exampleFix
-(see `derive.py`).
+`code`, `condition`, `fixes`, `appliesTo` (with `verifiedBy`), `examples`.
+`schemas/rule.schema.json` is the JSON Schema of a record; `validate_record` checks the
+same shape with messages a user can act on. A record without a condition gets one derived
+from its exampleFix (see `derive.py`).
+
+`appliesTo` names SGLang releases (ranges, in PEP 440 order); a pack is loaded for one
+release, and a record that does not apply to it is left out before its condition is
+compiled against that release's catalog. The bundled records say the releases they were
+verified for (`verifiedBy`, tools/verify_rules.py; docs/rule-packs.md).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import yaml
 # positions only where bytes are characters (ASCII text) or where a line is enough.
 FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-from servelint.catalog import Catalog, Option
+from servelint.catalog import Catalog, Option, version_key
 from servelint.model import Severity
 from servelint.rules.condition import ConditionError, options_of, parse_condition
 
@@ -47,7 +52,7 @@ SEED_FIELDS: FieldTypes = {
 }
 MACHINE_FIELDS: FieldTypes = {
     "code": str, "condition": dict, "fixes": list, "appliesTo": (dict, str, list),
-    "examples": dict, "messageTemplate": str, "docsUrl": str,
+    "examples": dict, "messageTemplate": str, "docsUrl": str, "verifiedBy": dict,
 }
 REQUIRED = ("id", "errorMessage")
 CODE_RE = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Za-z0-9]+)?[0-9A-Za-z]*$")
@@ -120,32 +125,66 @@ class Rule:
 
 
 def _vtuple(v: str) -> tuple:
-    return tuple(int(x) if x.isdigit() else x for x in re.split(r"[.+-]", v.strip()))
+    """A version's place in PEP 440 order (0.5.0rc2 < 0.5.1 < 0.5.1.post1 < 0.5.2rc0 <
+    0.5.2; `v0.5.3` is 0.5.3; a local part such as `+cu124` is ignored). ValueError for
+    text that is not a version."""
+    return version_key(v)
 
 
-def version_matches(spec: Any, version: str) -> bool:
-    """`appliesTo`: {"sglang": ">=0.5.20,<0.6"} or a list of versions; absent: every version."""
-    if spec is None:
-        return True
-    if isinstance(spec, dict):
-        spec = spec.get("sglang")
-        if spec is None:
-            return True
-    if isinstance(spec, list):
-        return version in [str(s) for s in spec]
-    v = _vtuple(version)
-    for part in str(spec).split(","):
+_RANGE_PART = re.compile(r"^(>=|<=|==|!=|>|<)?\s*(\S+)$")
+
+
+@lru_cache(maxsize=1024)
+def _range(text: str) -> tuple[tuple[str, tuple], ...]:
+    """A range string ('>=0.5.14,<=0.5.23', '0.5.3', '!=0.5.0rc1') as (op, version key)
+    clauses, all of which must hold. ValueError when it cannot be read."""
+    out = []
+    for part in text.split(","):
         part = part.strip()
         if not part:
             continue
-        m = re.match(r"^(>=|<=|==|!=|>|<)?\s*(.+)$", part)
-        assert m is not None  # `.+` matches any part that is not empty
-        op, target = m.group(1) or "==", _vtuple(m.group(2))
-        ok = {">=": v >= target, "<=": v <= target, "==": v == target, "!=": v != target,
-              ">": v > target, "<": v < target}[op]
-        if not ok:
-            return False
-    return True
+        m = _RANGE_PART.match(part)
+        if m is None:
+            raise ValueError(f"cannot read {part!r}")
+        out.append((m.group(1) or "==", _vtuple(m.group(2))))
+    if not out:
+        raise ValueError("an empty range")
+    return tuple(out)
+
+
+_OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b, ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+
+
+def _specs(spec: Any) -> list[str] | None:
+    """`appliesTo` as its range strings; None: every version."""
+    if isinstance(spec, dict):
+        spec = spec.get("sglang")
+    if spec is None:
+        return None
+    return [str(s) for s in spec] if isinstance(spec, list) else [str(spec)]
+
+
+def version_matches(spec: Any, version: str) -> bool:
+    """`appliesTo`: {"sglang": RANGES} or RANGES, where RANGES is a range string
+    ('>=0.5.14,<=0.5.23': every clause holds; a bare version means ==) or a list of them
+    (any one holds: a list of ranges, or of versions); absent: every version. Versions are
+    ordered as PEP 440 orders them. A version that cannot be read matches no range."""
+    ranges = _specs(spec)
+    if ranges is None:
+        return True
+    try:
+        v = _vtuple(version)
+    except ValueError:
+        return False
+    for text in ranges:
+        try:
+            clauses = _range(text)
+        except ValueError:
+            continue
+        if all(_OPS[op](v, target) for op, target in clauses):
+            return True
+    return False
 
 
 def _check_spec(spec: Any) -> str | None:
@@ -154,12 +193,42 @@ def _check_spec(spec: Any) -> str | None:
         if unknown:
             return f"appliesTo: unknown engine {sorted(unknown)}; only 'sglang' is known"
         spec = spec.get("sglang")
-    if spec is None or isinstance(spec, list):
+    if spec is None:
         return None
-    for part in str(spec).split(","):
-        if part.strip() and not re.match(r"^(>=|<=|==|!=|>|<)?\s*\d+(\.\d+)*\S*$", part.strip()):
-            return f"appliesTo: cannot read version range {spec!r} (use e.g. '>=0.5.20,<0.6')"
+    items = spec if isinstance(spec, list) else [spec]
+    if not items:
+        return "appliesTo: an empty list applies to no version; leave appliesTo out for every version"
+    for item in items:
+        if not isinstance(item, str):
+            return (f"appliesTo: {item!r} is not a version range; write it as a string "
+                    f"(e.g. '>=0.5.20,<0.6' or '0.5.3')")
+        try:
+            _range(item)
+        except ValueError:
+            return f"appliesTo: cannot read version range {item!r} (use e.g. '>=0.5.20,<0.6')"
     return None
+
+
+VERIFIED_METHODS = ("source", "validator")
+
+
+def _check_verified(value: Any) -> list[str]:
+    """`verifiedBy`: {method, tool, releases}: how the record's appliesTo was checked."""
+    problems = []
+    unknown = set(value) - {"method", "tool", "releases"}
+    if unknown:
+        problems.append(f"verifiedBy: unknown keys {sorted(unknown)} (expected method, tool, releases)")
+    if value.get("method") not in VERIFIED_METHODS:
+        problems.append(f"verifiedBy.method must be one of {', '.join(VERIFIED_METHODS)}")
+    if "tool" in value and not isinstance(value["tool"], str):
+        problems.append("verifiedBy.tool must be a string")
+    if "releases" not in value:
+        problems.append("verifiedBy needs 'releases'")
+    else:
+        msg = _check_spec(value["releases"])
+        if msg:
+            problems.append(msg.replace("appliesTo", "verifiedBy.releases", 1))
+    return problems
 
 
 # --- records ----------------------------------------------------------------------------
@@ -207,6 +276,8 @@ def validate_record(rec: Any) -> list[str]:
         msg = _check_spec(rec["appliesTo"])
         if msg:
             problems.append(msg)
+    if isinstance(rec.get("verifiedBy"), dict):
+        problems += _check_verified(rec["verifiedBy"])
     ex = rec.get("examples")
     if isinstance(ex, dict):
         for k, v in ex.items():
@@ -352,6 +423,9 @@ class LoadedPack:
     path: str
     rules: list[Rule]
     problems: list[PackProblem]
+    # ids of the records whose appliesTo leaves out the catalog's release: they were not
+    # compiled against it, and they still replace an earlier record with their id
+    skipped: list[str] = field(default_factory=list)
 
 
 def load_pack_text(text: str, path: str, catalog: Catalog) -> LoadedPack:
@@ -375,6 +449,7 @@ def load_pack_data(data, get_text, path: str, catalog: Catalog) -> LoadedPack:
         return pos[i] if i < len(pos) else (0, 0)
 
     rules: list[Rule] = []
+    skipped: list[str] = []
     seen_codes: dict[str, int] = {}
     for i, rec in enumerate(records):
         label = f"record {i + 1}"
@@ -385,6 +460,17 @@ def load_pack_data(data, get_text, path: str, catalog: Catalog) -> LoadedPack:
             line, col = position(i)
             problems.extend(PackProblem(path, f"{label}: {e}", line, col, i) for e in errs)
             continue
+        rid = str(rec["id"])
+        if not version_matches(rec.get("appliesTo"), catalog.version):
+            # Not for this release: its options need not exist in its catalog. Filtered
+            # before compiling, so a release outside the record's range has no problem
+            # with it (and costs nothing for it).
+            rules = [r for r in rules if r.id != rid]
+            if rid not in skipped:
+                skipped.append(rid)
+            continue
+        if rid in skipped:
+            skipped.remove(rid)
         try:
             rule = build_rule(rec, catalog, path)
         except ConditionError as exc:
@@ -398,7 +484,7 @@ def load_pack_data(data, get_text, path: str, catalog: Catalog) -> LoadedPack:
             continue
         seen_codes[rule.code] = i
         rules.append(rule)
-    return LoadedPack(path, rules, problems)
+    return LoadedPack(path, rules, problems, skipped)
 
 
 def load_pack_file(path: str, catalog: Catalog) -> LoadedPack:
@@ -427,7 +513,7 @@ def load_pack_cached(path: str, catalog: Catalog) -> LoadedPack:
     return pack
 
 
-COMPILED = "bundled.json"  # the packs/*.yaml as JSON, made by tools/gen_docs.py
+COMPILED = "bundled.json"  # the packs/*.yaml as JSON, made by tools/build_packs.py
 
 
 def compile_bundled() -> str:
@@ -559,8 +645,9 @@ class RuleSet:
 
 def rule_set(version: str, user_paths: Sequence[str] = (), file_path: str | None = None,
              include_project: bool = True) -> RuleSet:
-    """Bundled rules, then the user's packs (settings, then the project folder). A user
-    record with the id of an earlier one replaces it."""
+    """Bundled rules, then the user's packs (settings, then the project folder), each
+    record only if its appliesTo names `version`. A user record with the id of an earlier
+    one replaces it."""
     from servelint.catalog import load_catalog
 
     catalog = load_catalog(version)
@@ -584,22 +671,23 @@ def rule_set(version: str, user_paths: Sequence[str] = (), file_path: str | None
         packs.append(load_pack_cached(ap, catalog))
     if len(packs) == len(bundled_packs(version)):
         return _bundled_set(version)  # no user packs: the same rules every time
+    return _combine(packs)
+
+
+def _combine(packs: Sequence[LoadedPack]) -> RuleSet:
+    """The packs' rules in order, a record replacing an earlier one with its id (also
+    when it does not apply to the release: then neither does the one it replaces)."""
     by_id: dict[str, Rule] = {}
     problems: list[PackProblem] = []
     for pack in packs:
         problems.extend(pack.problems)
+        for rid in pack.skipped:
+            by_id.pop(rid, None)
         for rule in pack.rules:
             by_id[rule.id] = rule
-    rules = [r for r in by_id.values() if r.applies_to(version)]
-    return RuleSet(rules, problems)
+    return RuleSet(list(by_id.values()), problems)
 
 
 @lru_cache(maxsize=4)
 def _bundled_set(version: str) -> "RuleSet":
-    by_id: dict[str, Rule] = {}
-    problems: list[PackProblem] = []
-    for pack in bundled_packs(version):
-        problems.extend(pack.problems)
-        for rule in pack.rules:
-            by_id[rule.id] = rule
-    return RuleSet([r for r in by_id.values() if r.applies_to(version)], problems)
+    return _combine(bundled_packs(version))
