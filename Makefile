@@ -95,7 +95,8 @@ docs: $(STAMP)
 	$(PY) tools/sglang_coverage.py
 
 ## Every release's flag catalog from its wheel (PyPI), packed into the shipped file, then
-## what is generated from the pack: successors, release notes (docs/catalog.md). Each step
+## what is generated from the pack: successors, release notes, the releases each rule is
+## verified for (then the rule cache and pages) (docs/catalog.md). Each step
 ## has a --check mode the tests run. A new release: make catalogs RELEASES="... 0.5.24".
 RELEASES = $(shell $(PY) -c "from servelint.catalog import known_versions; print(*known_versions())")
 catalogs: $(STAMP)
@@ -103,6 +104,9 @@ catalogs: $(STAMP)
 	$(PY) tools/pack_catalogs.py
 	$(PY) tools/gen_successors.py
 	$(PY) tools/gen_release_notes.py
+	$(PY) tools/verify_rules.py
+	$(PY) tools/build_packs.py
+	$(PY) tools/gen_docs.py
 
 ## SGLang 0.5.23 in its own venv (.venv-sglang, about 6 GB): what conformance runs against.
 sglang-env:

@@ -104,10 +104,25 @@ def record_markdown(rule) -> str:
     lines += ["", "## Since", ""]
     applies = rec.get("appliesTo")
     spec = applies.get("sglang") if isinstance(applies, dict) else applies
-    lines.append(f"servelint 0.1.0; SGLang {spec or 'every version'}.")
+    lines.append(f"servelint 0.1.0; SGLang {_ranges(spec) or 'every release'}.")
+    verified = rec.get("verifiedBy")
+    if isinstance(verified, dict):
+        method = str(verified.get("method"))
+        how = {"source": "SGLang's own source of each release",
+               "validator": "SGLang's own validator"}.get(method, method)
+        lines += ["", f"Verified against {how} for {_ranges(verified.get('releases'))}"
+                      + (f" (`{verified['tool']}`)" if verified.get("tool") else "")
+                      + "; silent on launches of other releases."]
     if rec.get("githubUrl"):
         lines += ["", f"SGLang source: {rec['githubUrl']}"]
     return "\n".join(lines) + "\n"
+
+
+def _ranges(spec) -> str:
+    """An appliesTo range, or a list of them (a gap), for people: ">=0.5.12,<=0.5.23"."""
+    if isinstance(spec, (list, tuple)):
+        return " or ".join(str(x) for x in spec)
+    return str(spec) if spec else ""
 
 
 def _before_after(fix: str) -> tuple[str, str]:
