@@ -415,34 +415,35 @@ def container_image(words: list[Token]) -> tuple[str, Span] | None:
                     continue
                 break
         elif b in ("srun", "salloc", "sbatch"):
-            for j in range(i + 1, len(words)):
-                w = words[j].text
-                if w is None:
-                    continue
-                if w.startswith("--container-image="):
-                    value = w.split("=", 1)[1]
-                    span = words[j].span
-                    off = len(words[j].raw) - len(value) if words[j].raw.endswith(value) else 0
-                    return value, Span(span.start + off, span.end) if off else span
-                if w == "--container-image" and j + 1 < len(words):
-                    return _image_of(words[j + 1])
+            found = _image_option(words, i + 1, "--container-image")
+            if found is not None:
+                return found
         elif b in ("apptainer", "singularity"):
             for j in range(i + 1, len(words)):
                 w = words[j].text
                 if w is not None and w.startswith(("docker://", "oras://")):
                     return _image_of(words[j])
         elif b == "kubectl" and i + 1 < len(words) and words[i + 1].text == "run":
-            for j in range(i + 2, len(words)):
-                w = words[j].text
-                if w is None:
-                    continue
-                if w.startswith("--image="):
-                    value = w.split("=", 1)[1]
-                    span = words[j].span
-                    off = len(words[j].raw) - len(value) if words[j].raw.endswith(value) else 0
-                    return value, Span(span.start + off, span.end) if off else span
-                if w == "--image" and j + 1 < len(words):
-                    return _image_of(words[j + 1])
+            found = _image_option(words, i + 2, "--image")
+            if found is not None:
+                return found
+    return None
+
+
+def _image_option(words, start: int, flag: str):
+    """The value of `flag IMAGE` or `flag=IMAGE` among words[start:], with its span (the
+    value only, when the word is written plainly)."""
+    for j in range(start, len(words)):
+        w = words[j].text
+        if w is None:
+            continue
+        if w.startswith(flag + "="):
+            value = w.split("=", 1)[1]
+            span = words[j].span
+            off = len(words[j].raw) - len(value) if words[j].raw.endswith(value) else 0
+            return value, Span(span.start + off, span.end) if off else span
+        if w == flag and j + 1 < len(words):
+            return _image_of(words[j + 1])
     return None
 
 
