@@ -91,3 +91,22 @@ async def test_check_upgrade_on_the_image_tag_reports_what_breaks_until_stopped(
     await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command=stop.command.command, arguments=stop.command.arguments))
     await diagnostics_until(client, uri, lambda codes: codes == [])
+
+
+async def test_the_project_search_stops_at_the_workspace_folder(client: LanguageClient, tmp_path):
+    # A pin above the workspace folder belongs to someone else's project.
+    (tmp_path / "requirements.txt").write_text("sglang==0.4.6\n")
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    await start_session(client, root=ws)
+    launch = "python3 -m sglang.launch_server --model-path m\n"
+    uri = (ws / "sub" / "run.sh").as_uri()
+    await open_doc(client, uri, "shellscript", launch)
+    assert (await status_of(client, uri))["sglang"] == newest_version()
+    # The same pin inside the workspace folder counts.
+    (ws / "requirements.txt").write_text("sglang==0.4.6\n")
+    other = (ws / "sub" / "other.sh").as_uri()
+    await open_doc(client, other, "shellscript", launch)
+    status = await status_of(client, other)
+    assert status["sglang"] == "0.4.6"
+    assert "requirements.txt" in status["sglangFrom"]

@@ -911,7 +911,8 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       // interpreter's and the libraries' paths.
       const m = /^Python (\d+\.\d+\.\d+) · bundled$/.exec(item.detail);
       assert.ok(m, `detail "Python <version> · bundled", got ${JSON.stringify(item.detail)}`);
-      const full = /^Python (\d+\.\d+\.\d+) (\/\S+) · bundled libraries \((\/\S+)\)$/.exec(item.tooltips[0] ?? "");
+      // The tooltip starts with where the release comes from: serve.sh names none.
+      const full = /^SGLang 0\.5\.23: no release named in the settings or the files: the newest known · Python (\d+\.\d+\.\d+) (\/\S+) · bundled libraries \((\/\S+)\)$/.exec(item.tooltips[0] ?? "");
       assert.ok(full, `the full interpreter path and library folder in the tooltip, got ${JSON.stringify(item.tooltips)}`);
       const [, tipVersion, interpreter, libs] = full;
       assert.equal(tipVersion, m[1]);

@@ -88,7 +88,7 @@ def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
         span = where = None
     else:
         from servelint.release import detect_release
-        hint = detect_release(text, fmt, launch, path, memo=memo)
+        hint = detect_release(text, fmt, launch, path, settings.project_root, memo=memo)
         declared, source, detail, span, where = (hint.version, hint.source, hint.detail,
                                                  hint.span, hint.path)
     key = ("resolve", declared)

@@ -51,6 +51,9 @@ class Settings:
     # Who set sglang_version, for people ("--sglang-version", "sglang-version in
     # /p/.servelint.toml"); None while it is "auto".
     sglang_version_from: str | None = field(default=None, compare=False)
+    # Where the search for the project's requirements stops (the editor's workspace folder);
+    # None: at the first folder holding .git, else the filesystem root.
+    project_root: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.severity, SeverityMap):

@@ -140,7 +140,13 @@ class ServelintServer(LanguageServer):
         """The settings for one document: the editor's for the workspace folder that
         holds it, combined with the project configuration file above it
         (docs/configuration.md)."""
-        settings = self.settings_for_path(file_path(uri))
+        path = file_path(uri)
+        settings = self.settings_for_path(path)
+        if path:
+            # The project search for a release pin stops at the workspace folder.
+            holding = [r for r in self.workspace_roots()
+                       if os.path.abspath(path).startswith(r.rstrip(os.sep) + os.sep)]
+            settings.project_root = max(holding, key=len) if holding else None
         if uri in self.upgrade_targets:
             settings.target_version = self.upgrade_targets[uri]
         return settings
