@@ -108,3 +108,54 @@ def test_rule_and_rules(capsys):
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
     assert "SL001" in out and "SL020" in out
+
+
+def test_a_named_file_in_no_known_format_is_an_error(tmp_path, capsys):
+    """Named on the command line, a file servelint cannot read is said so (exit 2); found
+    by walking a folder, it is skipped quietly."""
+    notes = write(tmp_path, "notes.txt", "python3 -m sglang.launch_server --tp_size 2\n")
+    toml = write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
+    assert main(["check", str(notes)]) == 2
+    err = capsys.readouterr().err
+    assert f"servelint: error: {notes}: not linted: servelint does not recognise this file's " \
+           "format" in err
+    assert "0 finding(s) in 0 file(s)" in err
+    # With another file that has findings: those are still reported, the exit stays 2.
+    bad = write(tmp_path, "bad.sh", BAD)
+    assert main(["check", str(bad), str(toml)]) == 2
+    captured = capsys.readouterr()
+    assert "SL002" in captured.out and f"{toml}: not linted" in captured.err
+    # The folder: quiet about both.
+    assert main(["check", "--ignore", "SL002,SL007", str(tmp_path)]) == 0
+    assert "not linted" not in capsys.readouterr().err
+
+
+def test_a_named_binary_file_is_an_error(tmp_path, capsys):
+    p = tmp_path / "model.bin"
+    p.write_bytes(b"\x00\x01sglang\x00")
+    assert main(["check", str(p)]) == 2
+    assert f"{p}: not linted: the file is binary" in capsys.readouterr().err
+
+
+def test_a_dockerfile_by_content_is_linted_whatever_its_name(tmp_path, capsys):
+    text = ("FROM lmsysorg/sglang:latest\n"
+            'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp_size", "2"]\n')
+    p = write(tmp_path, "docker/sglang-serving", text)
+    write(tmp_path, "docker/notes", "FROM here on, read this\n")
+    assert main(["check", str(p)]) == 1
+    assert main(["check", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{p}:2:68: error SL002 unrecognized arguments: --tp_size (SGLang spells it "
+                   "--tp-size)"] * 2
+
+
+def test_fix_writes_atomically_keeping_mode_and_links(tmp_path):
+    real = write(tmp_path, "real/f.sh", BAD.replace("\n", "\r\n"))
+    real.chmod(0o750)
+    link = tmp_path / "link.sh"
+    link.symlink_to(real)
+    assert main(["check", "--fix", str(link)]) == 1
+    assert link.is_symlink()  # the link still points at the file, which was rewritten
+    assert real.read_bytes() == BAD.replace("\n", "\r\n").replace("--tp_size", "--tp-size").encode()
+    assert (real.stat().st_mode & 0o777) == 0o750
+    assert [p.name for p in real.parent.iterdir()] == ["f.sh"]  # no temporary file left

@@ -569,3 +569,208 @@ def test_many_launches_and_suppressions_stay_linear():
                    f"python3 -m sglang.launch_server --model-path m --tp_size {i}\n"
                    "echo done\n" for i in range(200))
     assert found(text, "run.sh") == []
+
+
+# --- every list style the docs name (issue 13) --------------------------------------------------
+#
+# Each case: the text with `# servelint: disable=SL004 -- ...` where docs/suppressions.md puts
+# it. With the comment nothing is reported and fix-all changes nothing; without it SL004 is
+# reported on `--tp` (so the case does test something).
+
+K8S_HEAD = ("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: sglang\n          image: lmsysorg/sglang:latest\n")
+NOTE = "# servelint: disable=SL004 -- short flags are this team's style"
+PLACEMENTS = [
+    ("k8s block list", "deploy.yaml", K8S_HEAD +
+     f"          {NOTE}\n"
+     "          command:\n"
+     "            - python3\n            - -m\n            - sglang.launch_server\n"
+     "            - --model-path\n            - m\n            - --tp\n            - \"2\"\n"),
+    ("k8s compact block list", "deploy.yaml", K8S_HEAD +
+     f"          {NOTE}\n"
+     "          command:\n"
+     "          - python3\n          - -m\n          - sglang.launch_server\n"
+     "          - --model-path\n          - m\n          - --tp\n          - \"2\"\n"),
+    ("k8s flow list", "deploy.yaml", K8S_HEAD +
+     f"          {NOTE}\n"
+     "          command: [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\","
+     " \"--tp\", \"2\"]\n"),
+    ("k8s flow list over lines", "deploy.yaml", K8S_HEAD +
+     f"          {NOTE}\n"
+     "          command: [\"python3\", \"-m\", \"sglang.launch_server\",\n"
+     "                    \"--model-path\", \"m\", \"--tp\", \"2\"]\n"),
+    ("k8s args after command, block lists", "deploy.yaml", K8S_HEAD +
+     f"          {NOTE}\n"
+     "          command:\n            - python3\n            - -m\n            - sglang.launch_server\n"
+     "          args:\n            - --model-path\n            - m\n            - --tp\n            - \"2\"\n"),
+    ("k8s args after command, flow lists", "deploy.yaml", K8S_HEAD +
+     f"          {NOTE}\n"
+     "          command: [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
+     "          args: [\"--model-path\", \"m\", \"--tp\", \"2\"]\n"),
+    ("k8s literal block script, comment inside", "deploy.yaml", K8S_HEAD +
+     "          command: [bash, -c]\n          args:\n            - |\n"
+     f"              {NOTE}\n"
+     "              python3 -m sglang.launch_server --model-path m --tp 2\n"),
+    ("k8s literal block script, comment above args", "deploy.yaml", K8S_HEAD +
+     "          command: [bash, -c]\n"
+     f"          {NOTE}\n"
+     "          args:\n            - |\n"
+     "              python3 -m sglang.launch_server --model-path m --tp 2\n"),
+    ("compose folded", "compose.yaml",
+     "services:\n  sglang:\n    image: lmsysorg/sglang:latest\n"
+     f"    {NOTE}\n"
+     "    command: >\n      python3 -m sglang.launch_server --model-path m\n      --tp 2\n"),
+    ("compose block list", "compose.yaml",
+     "services:\n  sglang:\n    image: lmsysorg/sglang:latest\n"
+     f"    {NOTE}\n"
+     "    command:\n      - python3\n      - -m\n      - sglang.launch_server\n"
+     "      - --model-path\n      - m\n      - --tp\n      - \"2\"\n"),
+    ("workflow run script", "ci.yml",
+     "jobs:\n  serve:\n    runs-on: gpu\n    steps:\n"
+     f"      {NOTE}\n"
+     "      - run: |\n          python3 -m sglang.launch_server --model-path m --tp 2\n"),
+    ("python list in the call", "serve.py",
+     "import subprocess\n\n"
+     f"{NOTE}\n"
+     "proc = subprocess.Popen(\n"
+     "    [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\", \"--tp\", \"2\"]\n"
+     ")\n"),
+    ("python list assigned, comment above the list", "serve.py",
+     "import subprocess\nimport sys\n\n"
+     f"{NOTE}\n"
+     "cmd = [\n    sys.executable, \"-m\", \"sglang.launch_server\",\n"
+     "    \"--model-path\", \"m\",\n    \"--tp\", \"2\",\n]\n"
+     "proc = subprocess.Popen(cmd)\n"),
+    ("python list assigned, comment above the call", "serve.py",
+     "import subprocess\n\n"
+     "cmd = [\n    \"python3\", \"-m\", \"sglang.launch_server\",\n"
+     "    \"--model-path\", \"m\",\n    \"--tp\", \"2\",\n]\n"
+     f"{NOTE}\n"
+     "proc = subprocess.Popen(cmd)\n"),
+    ("python launch_server_cmd", "serve.py",
+     "from sglang.utils import launch_server_cmd\n\n"
+     f"{NOTE}\n"
+     "server, port = launch_server_cmd(\n"
+     "    \"python3 -m sglang.launch_server --model-path m --tp 2\"\n)\n"),
+    ("dockerfile exec form", "Dockerfile",
+     "FROM lmsysorg/sglang:latest\n"
+     f"{NOTE}\n"
+     "CMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\", \"--tp\", \"2\"]\n"),
+    ("dockerfile exec form over lines", "Dockerfile",
+     "FROM lmsysorg/sglang:latest\n"
+     f"{NOTE}\n"
+     "CMD [\"python3\", \"-m\", \"sglang.launch_server\", \\\n"
+     "     \"--model-path\", \"m\", \\\n     \"--tp\", \"2\"]\n"),
+    ("dockerfile ENTRYPOINT + CMD", "Dockerfile",
+     "FROM lmsysorg/sglang:latest\n"
+     f"{NOTE}\n"
+     "ENTRYPOINT [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
+     "CMD [\"--model-path\", \"m\", \"--tp\", \"2\"]\n"),
+    ("shell continued", "run.sh",
+     f"{NOTE}\n"
+     "cd /srv && \\\n  python3 -m sglang.launch_server --model-path m --tp 2\n"),
+]
+
+
+@pytest.mark.parametrize("name,path,text", PLACEMENTS, ids=[p[0] for p in PLACEMENTS])
+def test_documented_placement_works_in_every_list_style(name, path, text):
+    assert found(text, path) == [], name
+    assert fix_all_text(text, path)[0] == text  # fix-all keeps the comment and `--tp`
+    bare = "".join(l for l in text.splitlines(True) if "servelint:" not in l)
+    assert [c for _, c in found(bare, path)] == ["SL004"], name
+
+
+@pytest.mark.parametrize("name,path,text", PLACEMENTS, ids=[p[0] for p in PLACEMENTS])
+def test_placement_with_a_stale_code_is_unused_and_removed(name, path, text):
+    """The same comment naming a code the launch does not have is unused (SL094), and that is
+    said about the launch below (the comment does apply to it), with the safe removal."""
+    stale = text.replace("disable=SL004", "disable=SL004,SL010")
+    r = lint(stale, path)
+    assert [f.code for f in r.findings] == ["SL094"], name
+    assert "is not reported on the launch below" in r.findings[0].message
+    assert fix_all_text(stale, path)[0] == text
+
+
+def test_k8s_block_list_issue_case_with_cli_fix(tmp_path):
+    """The issue's case: `--fix` used to remove the comment AND expand `--tp`."""
+    from servelint.cli import main
+    text = PLACEMENTS[0][2]
+    p = tmp_path / "deploy.yaml"
+    p.write_text(text)
+    assert main(["check", "--fix", str(p)]) == 0
+    assert p.read_text() == text
+
+
+def test_a_mapping_key_does_not_carry_a_comment_to_every_launch_below():
+    """Above `containers:` (a list of mappings) the comment is too far from any launch."""
+    text = ("spec:\n"
+            f"  {NOTE}\n"
+            "  containers:\n    - name: a\n"
+            "      command: [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\","
+            " \"--tp\", \"2\"]\n")
+    assert sorted(c for _, c in found(text, "pod.yaml")) == ["SL004", "SL094"]
+
+
+def test_a_comment_above_a_python_def_does_not_reach_into_its_body():
+    text = ("import subprocess\n\n"
+            f"{NOTE}\n"
+            "def main():\n"
+            "    subprocess.run([\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\","
+            " \"--tp\", \"2\"])\n")
+    assert sorted(c for _, c in found(text, "serve.py")) == ["SL004", "SL094"]
+
+
+# --- a misplaced comment is not an unused one: fix-all never undoes it ---------------------------
+
+MISPLACED = [
+    ("above image:", "deploy.yaml", K8S_HEAD.replace(
+        "          image:", f"          {NOTE}\n          image:") +
+     "          command:\n            - python3\n            - -m\n            - sglang.launch_server\n"
+     "            - --model-path\n            - m\n            - --tp\n            - \"2\"\n"),
+    ("blank line below", "run.sh",
+     f"{NOTE}\n\npython3 -m sglang.launch_server --model-path m --tp 2\n"),
+    ("between two statements", "serve.py",
+     "import subprocess\n\n"
+     f"{NOTE}\n"
+     "print('starting')\n"
+     "subprocess.run([\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\","
+     " \"--tp\", \"2\"])\n"),
+]
+
+
+@pytest.mark.parametrize("name,path,text", MISPLACED, ids=[m[0] for m in MISPLACED])
+def test_misplaced_suppression_is_left_alone_by_fix_all(name, path, text):
+    r = lint(text, path)
+    assert sorted(f.code for f in r.findings) == ["SL004", "SL094"], name
+    sl094 = next(f for f in r.findings if f.code == "SL094")
+    assert "SL004 is reported on the launch below" in sl094.message
+    # Neither the comment's removal nor the silenced code's fix is applied by fix-all: the
+    # first would delete the user's suppression, the second would undo what it silences
+    # (and then make the comment look unused, so that a later pass deleted it).
+    assert not any(x.safe for f in r.findings for x in f.fixes)
+    assert fix_all_text(text, path)[0] == text
+    # The editor offers to move it (preferred, unsafe); moved, it silences the launch.
+    move = sl094.fixes[0]
+    assert move.title.startswith("Move this suppression") and move.preferred and not move.safe
+    moved = apply_edits(text, move.edits)
+    assert found(moved, path) == []
+    assert moved.count("servelint:") == 1
+
+
+def test_misplaced_comment_other_fixes_still_apply():
+    """Fixes of codes the comment does not name still land; the one it names does not."""
+    text = f"{NOTE}\n\npython3 -m sglang.launch_server --model-path m --tp 2 --mem_fraction_static 0.8\n"
+    fixed, _ = fix_all_text(text, "run.sh")
+    assert fixed == text.replace("--mem_fraction_static", "--mem-fraction-static")
+
+
+def test_stale_comment_far_from_its_code_is_still_removed():
+    """A comment above nothing whose code is not reported on the next launch is simply stale:
+    the safe removal stays (the code is reported on another launch, not the one below)."""
+    text = (f"{NOTE}\n\n"
+            "python3 -m sglang.launch_server --model-path m --tp-size 2\n"
+            "python3 -m sglang.launch_server --model-path m --tp 2\n")
+    r = lint(text, "run.sh")
+    sl094 = next(f for f in r.findings if f.code == "SL094")
+    assert sl094.fixes[0].safe and "reported on the launch below" not in sl094.message
+    assert fix_all_text(text, "run.sh")[0] == text.split("\n", 1)[1].replace("--tp 2", "--tp-size 2")

@@ -57,6 +57,9 @@ def cli_settings(args):
     return settings
 
 
+STDIN = "-"
+
+
 def cmd_check(args) -> int:
     from servelint.config import settings_for
     from servelint.engine import fix_all_text, lint
@@ -64,6 +67,15 @@ def cmd_check(args) -> int:
     base = cli_settings(args)
     if args.config is not None and not os.path.isfile(args.config):
         print(f"servelint: error: --config {args.config}: no such file", file=sys.stderr)
+        return 2
+    stdin = STDIN in args.paths
+    if stdin and len(args.paths) > 1:
+        print("servelint: error: `-` (standard input) cannot be checked together with files",
+              file=sys.stderr)
+        return 2
+    if args.stdin_filename is not None and not stdin:
+        print("servelint: error: --stdin-filename names standard input: give `-` as the path",
+              file=sys.stderr)
         return 2
     config_problems: dict[str, str] = {}
 
@@ -83,6 +95,8 @@ def cmd_check(args) -> int:
     explicit = set(args.paths)
     nfiles = 0
     reported_packs: set[str] = set()
+    # With `--fix -` the fixed text goes to stdout; what is left to report goes to stderr.
+    report = sys.stderr if stdin and args.fix else sys.stdout
 
     def emit(path, d: dict):
         """One diagnostic (servelint/serialize.py's dict, the one the editor gets)."""
@@ -92,37 +106,25 @@ def cmd_check(args) -> int:
         if severity <= threshold:
             failed = True
         if args.format == "json":
-            print(json.dumps(check_record(path, d), ensure_ascii=False))
+            print(json.dumps(check_record(path, d), ensure_ascii=False), file=report)
         else:
             rng = d["range"]
             print(f"{path}:{rng['start']['line'] + 1}:{rng['start']['character'] + 1}: "
-                  f"{severity.label} {d['code']} {d['message']}")
+                  f"{severity.label} {d['code']} {d['message']}", file=report)
 
     from servelint.rules import is_pack_path
     from servelint.serialize import check_record, diagnostic, pack_problem_diagnostic, release_of
-    for path in iter_files(args.paths, errors):
-        settings = settings_of(path)
-        if is_pack_path(path, settings.rule_packs):
-            # A rule pack is reported once: here, or when a launch first loaded it.
-            if os.path.abspath(path) in reported_packs:
-                continue
-            reported_packs.add(os.path.abspath(path))
-        try:
-            text = read_text(path, path in explicit, settings.max_file_bytes)
-        except TooLarge as exc:
-            print(f"{path}: note: not linted: the file has {exc.args[0]:,} bytes, more than the "
-                  f"{settings.max_file_bytes:,} servelint reads", file=sys.stderr)
-            continue
-        except OSError as exc:
-            errors.append(str(exc))
-            continue
-        if text is None:
-            continue
+
+    def check_text(shown: str, path: str | None, text: str, settings,
+                   fix: bool) -> tuple[str, bool]:
+        """Lint one text (a file's, or standard input's: `path` is then the
+        --stdin-filename or None) and report it as `shown`. Returns the text after --fix
+        and whether servelint read its format."""
+        nonlocal nfiles
+        result = lint(text, path=path, settings=settings)
+        if result.format is None:
+            return text, False
         nfiles += 1
-        result = lint(text, path=path, settings=settings,
-                      fmt=None if path not in explicit else None)
-        if path in explicit and result.format is None:
-            continue
         if result.rules is not None:
             for prob in result.rules.problems:
                 key = os.path.abspath(prob.path)
@@ -135,23 +137,92 @@ def cmd_check(args) -> int:
         for notice in result.notices:
             if result.rules is not None and any(notice == str(p) for p in result.rules.problems):
                 continue
-            print(f"{path}: note: {notice}", file=sys.stderr)
-        if args.fix and result.findings:
+            print(f"{shown}: note: {notice}", file=sys.stderr)
+        if fix and result.findings:
             new, count = fix_all_text(text, path, None, settings)
             if new != text:
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(new)
-                print(f"{path}: applied {count} fix edit(s)", file=sys.stderr)
+                if path is not None and not stdin:
+                    write_atomically(path, new)
+                print(f"{shown}: applied {count} fix edit(s)", file=sys.stderr)
+                text = new
                 result = lint(new, path=path, settings=settings)
         if result.findings:
-            uri = Path(os.path.abspath(path)).as_uri()
+            uri = Path(os.path.abspath(path or STDIN)).as_uri()
             for f in result.findings:
-                emit(path, diagnostic(f, result.index, uri, None, result.rules,
-                                      release_of(result, f)))
+                emit(shown, diagnostic(f, result.index, uri, None, result.rules,
+                                       release_of(result, f)))
         if result.target is not None and args.format == "text":
             from servelint.upgrade import summary
             for line, said in summary(result, result.upgrades, result.target):
-                print(f"{path}:{line}: upgrade: {said}")
+                print(f"{shown}:{line}: upgrade: {said}", file=report)
+        return text, True
+
+    def unknown(shown: str, why: str) -> None:
+        errors.append(f"{shown}: not linted: {why}")
+
+    if stdin:
+        name = args.stdin_filename
+        shown = name if name else STDIN
+        settings = settings_of(name or STDIN)
+        if name is not None and is_pack_path(name, settings.rule_packs):
+            reported_packs.add(os.path.abspath(name))
+        data, whole = read_stdin(settings.max_file_bytes)
+        out: bytes = data
+        if not whole:
+            print(f"{shown}: note: not linted: standard input has more than the "
+                  f"{settings.max_file_bytes:,} bytes servelint reads", file=sys.stderr)
+        elif b"\0" in data:
+            unknown(shown, "standard input is binary (it holds NUL bytes), not a text "
+                           "servelint reads")
+        else:
+            try:
+                text, valid = data.decode("utf-8"), True
+            except UnicodeDecodeError:
+                text, valid = data.decode("utf-8", errors="replace"), False
+            if not valid and args.fix:
+                errors.append(f"{shown}: not fixed: standard input is not valid UTF-8, so it is "
+                              "written back unchanged")
+            fixed, known = check_text(shown, name, text, settings, fix=valid and args.fix)
+            if not known and not text.strip():
+                nfiles += 1  # nothing to read is nothing to report, whatever its format
+            elif not known:
+                unknown(shown, "servelint does not recognise the format of standard input (by "
+                               "the --stdin-filename's name or by its content): name it, e.g. "
+                               "--stdin-filename run.sh")
+            elif valid:
+                out = fixed.encode("utf-8")
+        if args.fix:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(out)
+            if not whole:
+                copy_rest(sys.stdin.buffer, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+    for path in iter_files([] if stdin else args.paths, errors):
+        settings = settings_of(path)
+        if is_pack_path(path, settings.rule_packs):
+            # A rule pack is reported once: here, or when a launch first loaded it.
+            if os.path.abspath(path) in reported_packs:
+                continue
+            reported_packs.add(os.path.abspath(path))
+        named = path in explicit
+        try:
+            content = read_text(path, named, settings.max_file_bytes)
+        except TooLarge as exc:
+            print(f"{path}: note: not linted: the file has {exc.args[0]:,} bytes, more than the "
+                  f"{settings.max_file_bytes:,} servelint reads", file=sys.stderr)
+            continue
+        except OSError as exc:
+            errors.append(str(exc))
+            continue
+        if content is None:
+            if named:
+                unknown(path, "the file is binary (it holds NUL bytes)")
+            continue
+        _, known = check_text(path, path, content, settings, args.fix)
+        if named and not known:
+            # Named on the command line: say so (a folder's other files are skipped quietly).
+            unknown(path, "servelint does not recognise this file's format (by its name or its "
+                          "content); formats: docs/formats/README.md")
     for e in errors:
         print(f"servelint: error: {e}", file=sys.stderr)
     sys.stdout.flush()
@@ -163,6 +234,46 @@ def cmd_check(args) -> int:
     if errors or config_problems:
         return 2
     return 1 if failed else 0
+
+
+def read_stdin(limit: int) -> tuple[bytes, bool]:
+    """Standard input up to `limit` bytes, and whether that was all of it."""
+    buf = sys.stdin.buffer
+    data = buf.read(limit + 1)
+    if len(data) <= limit:
+        return data, True
+    return data, False
+
+
+def copy_rest(src, dst) -> None:
+    while True:
+        chunk = src.read(1 << 16)
+        if not chunk:
+            return
+        dst.write(chunk)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write `text` to `path` in full or not at all: a temporary file in the same folder,
+    then renamed over it (keeping the file's permission bits)."""
+    import tempfile
+    path = os.path.realpath(path)  # through a symbolic link, as writing to it would
+    folder = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=".servelint-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def cmd_rule(args) -> int:
@@ -204,7 +315,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"servelint {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="lint files and folders")
-    c.add_argument("paths", nargs="+", metavar="PATH")
+    c.add_argument("paths", nargs="+", metavar="PATH",
+                   help="files and folders; `-` reads standard input")
+    c.add_argument("--stdin-filename", metavar="NAME",
+                   help="the name of the text on standard input: chooses its format as a file's "
+                        "name does, is the path shown in the output, and its folder is where the "
+                        "project configuration is looked for")
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--fail-on", choices=["error", "warning", "information", "hint"],
                    default="error", help="lowest severity that makes the exit code 1")
@@ -220,7 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--gpu", type=flag_value("gpu"), default=None, metavar="GPU",
                    help="the GPU generation the launches run on (rules that depend on it stay "
                         "silent without it)")
-    c.add_argument("--fix", action="store_true", help="apply every safe fix in place")
+    c.add_argument("--fix", action="store_true",
+                   help="apply every safe fix in place (with `-`: print the fixed text to stdout "
+                        "and what is left to stderr)")
     c.add_argument("--rules", action="append", metavar="PACK",
                    help="an extra rule pack file or folder (repeatable)")
     c.add_argument("--no-project-rules", action="store_true",

@@ -6,6 +6,7 @@ rule pack being edited is rules/packlint.py."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -33,6 +34,84 @@ def detect_format(path: str | None, language_id: str | None, text: str,
     for fmt in formats():
         if fmt.detect(path, language_id, text):
             return fmt.name
+    if not path and language_id in (None, "", "plaintext"):
+        # No name and no language (standard input): the formats that are only known by a
+        # name are read from the content.
+        found = _sniff_json(text)
+        if found is None and _looks_like_yaml_documents(text):
+            found = detect_format(None, "yaml", text, rule_packs)
+        if found is None:
+            found = _sniff_code(text)
+        return found
+    return None
+
+
+_IMPORT = re.compile(r"^(?:import|from)[ \t]+[\w.]+", re.M)
+_SHELL_LAUNCH = re.compile(
+    r"^[ \t]*(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:exec|nohup|env|time)[ \t]+)*"
+    r"(?:python[\d.]*[ \t].*\bsglang|sglang[ \t]+serve\b)", re.M)
+
+
+def _sniff_code(text: str) -> str | None:
+    """Python without a shebang (it parses and imports something), else a shell command
+    without one (a line that starts a launch: `python3 -m sglang.launch_server ...`,
+    `sglang serve ...`, after `VAR=x` assignments and `exec`/`nohup`)."""
+    if "sglang" not in text:
+        return None
+    if _IMPORT.search(text):
+        import ast
+        import warnings
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(text)
+            return "python"
+        except (SyntaxError, ValueError):
+            pass
+    return "shell" if _SHELL_LAUNCH.search(text) else None
+
+
+_YAML_START = re.compile(r"(?:---|%YAML|[A-Za-z_][\w.-]*[ \t]*:(?:[ \t]|$)|-[ \t])")
+
+
+def _looks_like_yaml_documents(text: str) -> bool:
+    """YAML documents without a name (`helm template . | servelint check -`): the first
+    line that is not blank or a comment starts a document, a `key:` or a list item, and the
+    whole text loads (safely) as documents that are mappings or lists."""
+    first = next((line for line in text.lstrip("\ufeff").splitlines()
+                  if line.strip() and not line.lstrip().startswith("#")), "")
+    if not _YAML_START.match(first):
+        return False
+    import yaml
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return False
+    return any(isinstance(d, (dict, list)) for d in docs) and all(
+        d is None or isinstance(d, (dict, list)) for d in docs)
+
+
+_CONFIGURATIONS = re.compile(r'"configurations"\s*:\s*\[')
+
+
+def _sniff_json(text: str) -> str | None:
+    """A text with neither a name nor a language (standard input): a JSON object that is
+    a Jupyter notebook or a VS Code launch configuration is read as one. The other
+    formats sniff their own content (a shebang, YAML documents, a Dockerfile)."""
+    head = text.lstrip("\ufeff \t\r\n")
+    if not head.startswith("{"):
+        return None
+    import json
+    try:
+        value = json.loads(head)
+    except ValueError:  # JSONC (comments, trailing commas): a launch.json still
+        return "launch-json" if _CONFIGURATIONS.search(head) else None
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("cells"), list) and "nbformat" in value:
+        return "notebook"
+    if isinstance(value.get("configurations"), list):
+        return "launch-json"
     return None
 
 

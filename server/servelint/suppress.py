@@ -245,6 +245,7 @@ class Suppressions:
         by_line: dict[int, list[int]] = {}
         for n, launch in enumerate(launches):
             by_line.setdefault(self.index.line_of(launch.anchor), []).append(n)
+        self._below_cache: dict[int, list[int]] = {}
         file_codes: dict[str, list[Code]] = {}
         launch_codes: dict[int, dict[str, list[Code]]] = {}
         for d in directives:
@@ -260,7 +261,9 @@ class Suppressions:
                 for c in good:
                     file_codes.setdefault(c.text, []).append(c)
             elif d.target is not None:
-                d.launches = by_line.get(d.target, [])
+                d.launches = by_line.get(d.target, []) + [
+                    n for n in self._starting_in(d.target, launches)
+                    if n not in by_line.get(d.target, [])]
                 for n in d.launches:
                     slot = launch_codes.setdefault(n, {})
                     for c in good:
@@ -288,8 +291,11 @@ class Suppressions:
             unused = [c for c in d.codes if c.known and not c.used and c.text not in (UNUSED, BAD)
                       and (c.text == ALL or wants(c.text))]
             keep = [c for c in d.codes if c not in unused]
+            below = None
+            if unused and d.kind == "disable" and not d.launches:
+                below = self._misplaced(d, unused, out, launches)
             for c in unused:
-                extra.append(self._unused(d, c, keep))
+                extra.append(self._unused(d, c, keep, below, launches))
         meta = {UNUSED: file_codes.get(UNUSED, []), BAD: file_codes.get(BAD, [])}
         for f in extra:
             if meta.get(f.code):
@@ -299,7 +305,8 @@ class Suppressions:
             out.append(f)
         return out
 
-    def _unused(self, d: Directive, c: Code, keep: list[Code]) -> Finding:
+    def _unused(self, d: Directive, c: Code, keep: list[Code], below: tuple[int, list[str]] | None,
+                launches: list[Launch]) -> Finding:
         name = "anything" if c.text == ALL else c.written
         if d.kind == "disable-file":
             message = "unused suppression: nothing is reported in this file" if c.text == ALL \
@@ -309,13 +316,28 @@ class Suppressions:
                       "(a blank line or the end of the file follows it)"
         elif not d.launches:
             message = f"unused suppression of {name}: no launch starts on the line below"
-            if self.fmt == "yaml":
+            nxt = self._next_launch(d.line, launches)
+            if self.fmt == "yaml" and nxt is not None and launches[nxt].host.name != "yaml":
                 message += " (in a literal block script, the comment goes inside the script, " \
                            "above the command)"
         elif c.text == ALL:
             message = "unused suppression: nothing is reported on the launch below"
         else:
             message = f"unused suppression: {c.written} is not reported on the launch below"
+        if below is not None:
+            # Misplaced rather than unused: what it names is reported on the next launch.
+            n, codes = below
+            line = self.index.line_of(launches[n].anchor) + 1
+            message += (f"; {', '.join(codes)} is reported on the launch below (line {line}): if "
+                        f"this comment is meant for it, put it right above line {line}. Fix-all "
+                        "leaves both the comment and those findings to you")
+            fixes = []
+            move = self._move(d, launches[n])
+            if move is not None:
+                fixes.append(move)
+            fixes.append(Fix("Remove the suppression comment", [Edit(self._whole_line(d.line), "")],
+                             safe=False))
+            return UNUSED_CHECK.finding(message, c.span, fixes=fixes, unnecessary=True)
         if keep:
             i = d.codes.index(c)
             if i > 0:
@@ -327,6 +349,86 @@ class Suppressions:
             fix = Fix("Remove the unused suppression comment", [Edit(self._whole_line(d.line), "")],
                       preferred=True)
         return UNUSED_CHECK.finding(message, c.span, fixes=[fix], unnecessary=True)
+
+    # --- what a comment is above ----------------------------------------------------------
+
+    def _next_launch(self, line: int, launches: list[Launch]) -> int | None:
+        """The launch whose anchor is the nearest below `line` (the first in the file order
+        among equals)."""
+        best: tuple[int, int] | None = None
+        for n, launch in enumerate(launches):
+            at = self.index.line_of(launch.anchor)
+            if at > line and (best is None or at < best[0]):
+                best = (at, n)
+        return None if best is None else best[1]
+
+    def _misplaced(self, d: Directive, unused: list[Code], findings: list[Finding],
+                   launches: list[Launch]) -> tuple[int, list[str]] | None:
+        """A `disable` comment that applies to no launch while a code it names is reported on
+        the launch below it was put in the wrong place, not forgotten. Returns that launch
+        and the codes reported there, and makes those findings' fixes unsafe: fix-all must
+        not repair what the user meant to silence (nor, having repaired it, find the comment
+        unused and remove it)."""
+        n = self._next_launch(d.line, launches)
+        if n is None:
+            return None
+        span = launches[n].span
+        names = {c.text for c in unused}
+        hit: list[Finding] = []
+        for f in findings:
+            if f.code in (UNUSED, BAD) or not (ALL in names or f.code in names):
+                continue
+            owner = f.launch_index
+            if owner is None and _inside(f.span, span):
+                owner = n
+            if owner == n:
+                hit.append(f)
+        if not hit:
+            return None
+        for f in hit:
+            f.fixes = [Fix(x.title, x.edits, preferred=x.preferred, safe=False) for x in f.fixes]
+        codes = sorted({f.code for f in hit})
+        return n, codes
+
+    def _move(self, d: Directive, launch: Launch) -> Fix | None:
+        """Move the comment line `d` to right above the launch (unsafe: it changes what is
+        silenced, so only a person applies it)."""
+        line = self.index.line_of(launch.anchor)
+        if line <= d.line:
+            return None
+        kind = self.kind_of(line)
+        if kind.marker is None:
+            return None
+        raw = self.line_text(d.line)
+        comment = raw[len(_lead(raw, self.kind_of(d.line))):]
+        start = self.index.line_start(line)
+        indent = _lead(self.line_text(line), kind)
+        insert = Edit(Span(start, start), f"{indent}{comment}{self._newline(line)}")
+        return Fix(f"Move this suppression above line {line + 1}",
+                   [Edit(self._whole_line(d.line), ""), insert], preferred=True, safe=False)
+
+    def _starting_in(self, target: int, launches: list[Launch]) -> list[int]:
+        """Launches that start inside the construct that starts on line `target`, beyond
+        those anchored on it: in YAML, the value of a key written on the lines below it (a
+        block list `command:` + `- python3`, a `run: |` script, `args:` + `- |`), in
+        Python, the statement (`cmd = [` with the list's words on the lines below)."""
+        cache = self._below_cache
+        if target in cache:
+            return cache[target]
+        found: list[int] = []
+        if self.fmt == "yaml":
+            block = _yaml_value(self, target)
+            if block is not None:
+                lo, hi = block
+                found = [n for n, l in enumerate(launches)
+                         if lo <= l.span.start < hi or lo <= l.anchor < hi]
+        elif self.fmt == "python":
+            stmt = _python_statement(self.text, self.index, target)
+            if stmt is not None:
+                lo, hi = stmt
+                found = [n for n, l in enumerate(launches) if lo <= l.entry.span.start < hi]
+        cache[target] = found
+        return found
 
     def _whole_line(self, line: int) -> Span:
         start = self.index.line_start(line)
@@ -437,3 +539,107 @@ def _hits(codes: dict[str, list[Code]], code: str) -> list[Code]:
 
 def _inside(span: Span, outer: Span) -> bool:
     return outer.start <= span.start and span.end <= outer.end
+
+
+# --- constructs that start on a line -----------------------------------------------------------
+
+_YAML_PROPS = re.compile(r"(?:[|>](?:[-+]?[1-9]?|[1-9][-+])|&\S+|![^\s]*)")
+_SEQ_HEADER = re.compile(r"-(?:[ \t]+(?:[|>](?:[-+]?[1-9]?|[1-9][-+])|&\S+|![^\s]*))*[ \t]*(?:#.*)?")
+
+
+def _yaml_key(content: str) -> int | None:
+    """Where the value of a `key:` line starts (after its colon), or None when `content`
+    (a line without indentation or `- `) is not a mapping key."""
+    if not content or content[0] in "#[{":
+        return None
+    if content[0] in "\"'":
+        q = content[0]
+        i = 1
+        while i < len(content):
+            if content[i] == "\\" and q == '"':
+                i += 2
+                continue
+            if content[i] == q:
+                if q == "'" and content[i + 1:i + 2] == "'":
+                    i += 2
+                    continue
+                break
+            i += 1
+        rest = content[i + 1:].lstrip(" \t")
+        return len(content) - len(rest) + 1 if rest.startswith(":") else None
+    m = re.search(r":(?=[ \t]|$)", content)
+    if m is None or " #" in content[:m.start()]:
+        return None
+    return m.end()
+
+
+def _yaml_value(sup: Suppressions, target: int) -> tuple[int, int] | None:
+    """[start, end) offsets of the value of the key on line `target` when that value is
+    written on the lines below (nothing but a block scalar indicator, an anchor or a tag
+    after the colon) and is not a mapping (a list of words, or a scalar)."""
+    raw = sup.line_text(target)
+    m = re.match(r"[ \t]*(?:-[ \t]+)*", raw)
+    assert m is not None
+    col = m.end()
+    after = _yaml_key(raw[col:])
+    if after is None:
+        return None
+    rest = raw[col + after:]
+    cut = re.search(r"(?:^|[ \t])#", rest)
+    if cut:
+        rest = rest[:cut.start()]
+    if any(not _YAML_PROPS.fullmatch(w) for w in rest.split()):
+        return None  # a value on the key's line (`command: [bash, -c]`, `image: x`)
+    last = len(sup.index.starts) - 1
+    line = target + 1
+    first = None
+    end_line = target
+    while line <= last:
+        text = sup.line_text(line)
+        body = text.lstrip(" \t")
+        if not body or body.startswith("#"):
+            line += 1
+            continue
+        indent = len(text) - len(body)
+        if indent > col or (indent == col and body.startswith("-") and body[1:2] in ("", " ", "\t")):
+            if first is None:
+                first = body
+            end_line = line
+            line += 1
+            continue
+        break
+    if first is None:
+        return None
+    if any(w[0] in "|>" for w in rest.split()):
+        return sup.index.line_start(target + 1), sup.index.line_end(end_line)  # a block scalar
+    head = re.match(r"(?:-[ \t]+)*", first)
+    assert head is not None
+    if _yaml_key(first[head.end():]) is not None and not _SEQ_HEADER.fullmatch(first):
+        return None  # a mapping (`containers:` + `- name: x`, `spec:`): too wide for one comment
+    return sup.index.line_start(target + 1), sup.index.line_end(end_line)
+
+
+def _python_statement(text: str, index: LineIndex, line: int) -> tuple[int, int] | None:
+    """[start, end) offsets of the simple statement (or a compound statement's header)
+    that starts on `line`, read with `tokenize` from that line on; None when the lines do
+    not tokenize as a statement start."""
+    import io
+    import tokenize
+    start = index.line_start(line)
+    reader = io.StringIO(text[start:]).readline
+    depth = 0
+    try:
+        for tok in tokenize.generate_tokens(reader):
+            if tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in ")]}":
+                depth -= 1
+            elif tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER) or (
+                    tok.type == tokenize.OP and tok.string == ";" and depth == 0):
+                row, col = tok.start
+                if line + row - 1 >= len(index.starts):
+                    return start, len(text)
+                return start, index.line_start(line + row - 1) + col
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return None

@@ -703,15 +703,54 @@ def _substitute(word: str, args: dict[str, str | None]) -> str:
 # --- the format ---------------------------------------------------------------------------------
 
 
+# Names other formats claim: a file named so is never sniffed as a Dockerfile.
+OTHER_SUFFIXES = {".py", ".pyw", ".pyi", ".ipynb", ".sh", ".bash", ".zsh", ".ksh", ".yaml", ".yml",
+                  ".json", ".jsonc", ".json5", ".md", ".markdown", ".mdx", ".toml", ".tpl",
+                  ".cfg", ".ini", ".txt", ".rst", ".js", ".ts", ".env", ".lock"}
+SNIFF_BYTES = 8192
+
+
 def detect(path: str | None, language_id: str | None, text: str) -> bool:
     if language_id in ("dockerfile", "containerfile"):
         return True
-    if not path:
+    if path:
+        low = os.path.basename(path).lower()
+        if (low in ("dockerfile", "containerfile") or low.endswith((".dockerfile", ".containerfile"))
+                or low.startswith(("dockerfile.", "containerfile."))):
+            return True
+        if os.path.splitext(low)[1] in OTHER_SUFFIXES:
+            return False
+        if low.startswith(("dockerfile-", "dockerfile_", "containerfile-", "containerfile_")):
+            return True  # Dockerfile-cu124, Dockerfile_npu
+    if language_id not in (None, "", "plaintext"):
         return False
-    base = os.path.basename(path)
-    low = base.lower()
-    return (low in ("dockerfile", "containerfile") or low.endswith((".dockerfile", ".containerfile"))
-            or low.startswith(("dockerfile.", "containerfile.")))
+    return looks_like_dockerfile(text)
+
+
+def looks_like_dockerfile(text: str) -> bool:
+    """Whether a text that no name identifies is a Dockerfile: parser directives or
+    comments, then a first instruction `FROM` or `ARG` (as Docker requires), then only
+    instructions Docker knows, written in upper case, at least two of them and a `FROM`
+    among them. A shell script (`set -e`, `echo`), YAML (`FROM: x`), Python (`from x
+    import y`) or a text in which one line is not an instruction is not one."""
+    head = text[:SNIFF_BYTES]
+    if not head.lstrip().startswith(("FROM", "ARG", "#")) or head.startswith("#!"):
+        return False  # the cheap exit for nearly every other file (a shebang: a script)
+    if len(text) > SNIFF_BYTES:
+        cut = head.rfind("\n")
+        head = head[:cut] if cut > 0 else head
+    lines = _lines(head)
+    escape = directives(lines).get("escape", "\\")[:1] or "\\"
+    if escape not in ("\\", "`"):
+        escape = "\\"
+    found = instructions(head, lines, escape)
+    if len(found) < 2:
+        return False
+    written = [head[lines[i.first].start:lines[i.first].end].lstrip(" \t").split(None, 1)[0]
+               for i in found]
+    if written[0] not in ("FROM", "ARG") or "FROM" not in written:
+        return False
+    return all(w in KNOWN for w in written)
 
 
 def extract_dockerfile(text: str, index: LineIndex | None = None) -> ExtractResult:

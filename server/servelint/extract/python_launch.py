@@ -85,6 +85,49 @@ BARE_HELPERS = {"launch_server_cmd": "sglang.utils.launch_server_cmd",
                 "popen_launch_server": "sglang.test.test_utils.popen_launch_server"}
 
 
+_SEPARATORS = (";", "&&", "||", "&")
+
+
+def _env_words(words: list[Token]) -> int:
+    """How many `KEY=VALUE` words start `words`."""
+    k = 0
+    while k < len(words):
+        t = words[k].text
+        if t and "=" in t and not t.startswith(("-", "/")):
+            key = t.split("=", 1)[0]
+            if key and key.replace("_", "").isalnum():
+                k += 1
+                continue
+        break
+    return k
+
+
+def _after_prefix(words: list[Token]) -> int | None:
+    """Where the launch starts in a command string written for a shell although the helper
+    splits it on blanks: after `export HF_TOKEN= ;`, `FOO=bar ;`, `cd x &&` (a word that
+    is a separator, or that ends with `;`). None when no launch follows a separator."""
+    for i, tok in enumerate(words):
+        t = tok.text
+        if t is None or not (t in _SEPARATORS or (t.endswith(";") and t != ";;")):
+            continue
+        start = i + 1
+        start += _env_words(words[start:])
+        if start < len(words) and find_entry(words[start:]) is not None:
+            return start
+    return None
+
+
+def _exported(words: list[Token]) -> dict[str, str | None]:
+    """The `export KEY=VALUE` assignments of a prefix."""
+    env: dict[str, str | None] = {}
+    for a, b in zip(words, words[1:]):
+        if a.text == "export" and b.text and "=" in b.text:
+            key, value = b.text.rstrip(";").split("=", 1)
+            if key.replace("_", "").isalnum():
+                env[key] = value
+    return env
+
+
 def _literal(node):
     """(True, value) for a literal expression, (False, None) otherwise."""
     try:
@@ -101,6 +144,10 @@ class _Extractor:
         self.ctx = ctx
         self.tree = tree
         self.aliases: dict[str, str] = {}
+        # Names imported under a branch (`if is_in_ci(): from patch import x` / `else: from
+        # sglang.utils import x`): every module they may come from.
+        self.branch_imports: dict[str, set[str]] = {}
+        self._bound_at: dict[str, tuple[int, int]] = {}
         self.assigned: dict[str, list] = {}  # name -> [(value, statement)]
         self.augmented: set[str] = set()  # names with `+=`
         self.done: set[int] = set()  # ids of nodes already read
@@ -146,23 +193,67 @@ class _Extractor:
                     if isinstance(tg, Name):
                         self.assigned.setdefault(tg.id, []).append((node.value, node))
             elif isinstance(node, Import):
+                branch = self._in_branch(node)
                 for a in node.names:
                     if a.asname:
-                        self.aliases[a.asname] = a.name
+                        self._bind(a.asname, a.name, node)
+                        if branch:
+                            self.branch_imports.setdefault(a.asname, set()).add(a.name)
                     else:
                         top = a.name.split(".")[0]
                         self.aliases.setdefault(top, top)
             elif isinstance(node, ImportFrom):
                 if node.module and not node.level:
+                    branch = self._in_branch(node)
                     for a in node.names:
                         if a.name != "*":
-                            self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                            name = a.asname or a.name
+                            self._bind(name, f"{node.module}.{a.name}", node)
+                            if branch:
+                                self.branch_imports.setdefault(name, set()).add(
+                                    f"{node.module}.{a.name}")
             elif isinstance(node, AnnAssign):
                 if isinstance(node.target, Name):
                     self.assigned.setdefault(node.target.id, []).append((node.value, node))
             elif isinstance(node, AugAssign):
                 if isinstance(node.target, Name):
                     self.augmented.add(node.target.id)
+
+    def _bind(self, name: str, qualified: str, node) -> None:
+        """An import binds `name`: the one written last in the file is what the name means
+        (the tree is walked in no particular order)."""
+        at = (node.lineno, node.col_offset)
+        if name not in self.aliases or at >= self._bound_at.get(name, (0, 0)):
+            self.aliases[name] = qualified
+            self._bound_at[name] = at
+
+    def _in_branch(self, node) -> bool:
+        """Whether an import runs only on some paths: inside an `if`/`else`, a `try` (or
+        its handlers), or a `match` case of its scope."""
+        parents = self.parents
+        child = node
+        cur = parents.get(id(node))
+        while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                       ast.ClassDef, ast.Module, ast.Lambda)):
+            if isinstance(cur, (ast.If, ast.Try, ast.ExceptHandler, ast.match_case)) or \
+                    type(cur).__name__ == "TryStar":
+                if not (isinstance(cur, ast.If) and child is cur.test):
+                    return True
+            child = cur
+            cur = parents.get(id(cur))
+        return False
+
+    def imported(self, name: str) -> str | None:
+        """What a name was imported as. A name imported in several branches means SGLang's
+        object when one of the branches imports it from SGLang (the other is a stand-in,
+        such as the docs' CI patch module)."""
+        base = self.aliases.get(name)
+        choices = self.branch_imports.get(name)
+        if choices and base is not None and len(choices | {base}) > 1:
+            ours = sorted(q for q in choices | {base} if q == "sglang" or q.startswith("sglang."))
+            if ours:
+                return ours[0]
+        return base
 
     def dotted(self, func) -> str | None:
         parts = []
@@ -171,7 +262,7 @@ class _Extractor:
             func = func.value
         if not isinstance(func, ast.Name):
             return None
-        base = self.aliases.get(func.id)
+        base = self.imported(func.id)
         if base is None:
             if not parts and func.id in BARE_HELPERS:
                 return BARE_HELPERS[func.id]
@@ -538,7 +629,12 @@ class _Extractor:
         words = tokens[k:]
         entry = find_entry(words)
         if entry is None:
-            return
+            cut = _after_prefix(words)
+            if cut is None:
+                return
+            env.update(_exported(words[:cut]))
+            words, entry = words[cut:], find_entry(words[cut:])
+            assert entry is not None
         kind, at = entry
         launch_tokens = words[at + 1:]
         if append_port and call is not None:
