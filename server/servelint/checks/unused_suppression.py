@@ -26,7 +26,11 @@ CHECK = register(Check(
              "python -m sglang.launch_server --model-path m --tp-size 2"),
     instead=("# servelint: disable=SL004 -- we write --tp on purpose\n"
              "python -m sglang.launch_server --model-path m --tp 2"),
-    fix_safety="Safe: removes the code from the comment, or the whole comment line when it was "
-               "the comment's only code (fix-all and `--fix` apply it).",
+    fix_safety="Safe when the comment is stale: removes the code from the comment, or the whole "
+               "comment line when it was the comment's only code (fix-all and `--fix` apply it). "
+               "When the comment is misplaced (it applies to no launch, and a code it names is "
+               "reported on the launch right below), the fixes are unsafe: \"Move this "
+               "suppression above line N\" (preferred) and the removal; the silenced finding's "
+               "own fixes become unsafe too, so fix-all never undoes a suppression.",
     scope="suppression",
 ))
