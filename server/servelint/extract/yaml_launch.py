@@ -14,9 +14,17 @@ What is read as a launch:
   `setup:`, ...). A compose `command`/`entrypoint` string is split into words the way
   compose splits it (quotes and backslashes, no shell).
 
+- a custom resource that keeps the command apart from its arguments (`yaml_crds`: llmaz
+  BackendRuntime, RoleBasedGroup templates and patches, the generic rule): the pieces joined,
+  one launch per list of arguments; arguments that cannot be found are unknown.
+
+Anchors, aliases and merge keys are followed; a launch is read where its text is, once per
+image that runs it.
+
 Values the file does not fix are unknown: compose interpolation (`$VAR`, `${VAR:-x}`;
 `$$` is a `$`), Kubernetes `$(VAR)` (`$$(VAR)` is literal), Go/Helm templates
-`{{ ... }}`, GitHub expressions `${{ ... }}`.
+`{{ ... }}` (but a `.Values` lookup the chart's values.yaml fixes is that value, see
+`helm_values`), GitHub expressions `${{ ... }}`.
 
 Only YAML is parsed (`yaml.parse` with the safe loader's parser, libyaml when present);
 nothing in the file is executed.
@@ -40,10 +48,13 @@ import yaml
 from servelint.extract import yamlpos
 from servelint.extract.common import (ExtractResult, launch_from_tokens, script_launches,
                                       script_word)
+from servelint.extract.shell import find_entry
+from servelint.extract import yaml_crds
+from servelint.extract.helm_values import Source, ValuesHost, chart_of
 from servelint.extract.yaml_compose import Word, compose_value, compose_words
 from servelint.extract.yaml_host import LOADER, FixedHost, Part, YamlHost
-from servelint.extract.yaml_templates import Prepared, chunks, overlaps, prepare
-from servelint.model import LineIndex, Span, Token
+from servelint.extract.yaml_templates import Prepared, Sub, chunks, overlaps, prepare
+from servelint.model import Launch, LineIndex, Span, Token
 
 
 class _Mark(Protocol):  # yaml.Mark, or libyaml's
@@ -119,8 +130,21 @@ class Node:
                         merged = m.get(key, _depth + 1)
         return merged
 
-    def keys(self) -> set[str]:
-        return {k.value for k, _ in self.pairs() if k.kind == "scalar" and k.value is not None}
+    def keys(self, _depth: int = 0) -> set[str]:
+        """The mapping's keys, those it merges (`<<: *base`) included."""
+        out = set()
+        for k, v in self.pairs():
+            if k.kind != "scalar" or k.value is None:
+                continue
+            if k.value == "<<" and _depth < 8:
+                r = v.resolved()
+                for m in ([r] if r.kind == "map" else r.items if r.kind == "seq" else []):
+                    m = m.resolved()
+                    if m.kind == "map":
+                        out |= m.keys(_depth + 1)
+            else:
+                out.add(k.value)
+        return out
 
 
 def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
@@ -218,6 +242,8 @@ class Ctx:
     seen: set[int] = field(default_factory=set)
     scripts: set[int] = field(default_factory=set)  # scalars already read as scripts
     merged: set[int] = field(default_factory=set)  # mappings merged into others (`<<: *x`)
+    handled: set[int] = field(default_factory=set)  # mappings a custom resource's reading took
+    open: bool = False  # a runtime another object completes (yaml_crds.OPEN)
 
 
 def _dash_before(text: str, start: int, limit: int) -> int | None:
@@ -230,8 +256,9 @@ def _dash_before(text: str, start: int, limit: int) -> int | None:
     return None
 
 
-def _item_token(ctx: Ctx, node: Node) -> Token:
-    """The word a list element gives the program, where the element is written."""
+def _item_token(ctx: Ctx, node: Node, after: int = -1) -> Token:
+    """The word a list element gives the program, where the element is written. `after`:
+    where the list opens (a `{{ range }}` opening before it repeats the whole list)."""
     start, end = node.start, node.end
     if node.kind == "scalar":
         start = yamlpos.skip_properties(ctx.prep.text, node.start, node.end)
@@ -244,22 +271,85 @@ def _item_token(ctx: Ctx, node: Node) -> Token:
     target = node.resolved()
     if target.kind != "scalar" or target.value is None:
         return Token(span, None, raw=raw)
-    value = target.value
-    text, prefix = compose_value(value) if ctx.mode == "compose" else k8s_value(value)
+    value: str | None = target.value
     prep = ctx.prep
+    if prep.subs:
+        subs = prep.subs_in(target.start, target.end)
+        if subs:
+            value = _with_values(ctx, target, subs)
+    text, prefix = (None, "") if value is None else \
+        compose_value(value) if ctx.mode == "compose" else k8s_value(value)
     if prep.unknown and (prep.is_unknown(span.start, span.end)
                          or (target is not node and prep.is_unknown(target.start, target.end))):
         text, prefix = None, ""
     splat = False
-    if prep.repeat and prep.in_repeat(span.start):
+    if prep.repeat and prep.in_repeat(span.start, after):
         text, splat = None, True
     return Token(span, text, prefix=prefix, splat=splat, raw=raw)
+
+
+_PLAIN_UNSAFE = ("\n", ": ", " #", "\t")
+
+
+def _with_values(ctx: Ctx, node: Node, subs: list[Sub]) -> str | None:
+    """The value of a scalar with the values.yaml values its template actions print, as
+    YAML reads the rendered text; None when that is not certain."""
+    d = yamlpos.decode(ctx.prep.text, node.start, node.end, node.value or "")
+    if not d.exact or d.table is None:
+        return None
+    style = d.style
+    value = d.value
+    table = d.table
+    if style == "plain" and len(subs) == 1 and value:
+        only = subs[0]
+        if all(only.start <= o < only.end for o in table[:len(value)]):
+            # The whole scalar is the action: YAML reads the printed value (`- {{ .Values.tp
+            # | quote }}` is `- "8"`); an empty unquoted one is null, not a word.
+            return only.text if only.text or only.quote else None
+    out: list[str] = []
+    i, n = 0, len(value)
+    while i < n:
+        o = table[i]
+        x = next((x for x in subs if x.start <= o < x.end), None)
+        if x is None:
+            out.append(value[i])
+            i += 1
+            continue
+        while i < n and x.start <= table[i] < x.end:
+            i += 1
+        if style == "plain":
+            piece = x.rendered
+            if any(u in piece for u in _PLAIN_UNSAFE) or piece.endswith(":"):
+                return None
+        elif style in ('"', "'"):
+            if x.quote == style or style in x.text or (style == '"' and "\\" in x.text):
+                return None
+            piece = x.rendered
+        else:  # a block scalar
+            piece = x.rendered
+            if "\n" in piece:
+                return None
+        out.append(piece)
+    return "".join(out)
+
+
+def _list_open(ctx: Ctx, seq: Node) -> int:
+    """Where a list opens: its `[`, or the end of what is written before its first `- `
+    (the key), template lines blanked."""
+    if seq.flow:
+        return seq.start
+    text = ctx.prep.text
+    i = seq.start - 1
+    while i >= 0 and text[i] in " \t\r\n":
+        i -= 1
+    return i + 1
 
 
 def _seq_part(ctx: Ctx, seq: Node) -> tuple[Part, list[Token], list[Token]]:
     """A sequence of strings as a Part: (part, its words with any unknown stretches the
     template or error lines inside it stand for, one token per item)."""
-    items = [_item_token(ctx, item) for item in seq.items]
+    after = _list_open(ctx, seq) if ctx.prep.repeat else -1
+    items = [_item_token(ctx, item, after) for item in seq.items]
     dashes = [None if seq.flow else _dash_before(ctx.text, item.start, seq.start)
               for item in seq.items]
     indent = 0
@@ -323,10 +413,21 @@ def _words_part(ctx: Ctx, node: Node) -> tuple[Part, list[Token], yamlpos.Decode
 # --- containers and lists -----------------------------------------------------------------------
 
 
-def _container(ctx: Ctx, node: Node, first_key: str, second_key: str) -> set[int]:
+def _container(ctx: Ctx, node: Node, first_key: str, second_key: str,
+               open_ended: bool = False) -> set[int]:
     """A Kubernetes container (command + args) or a compose service (entrypoint +
-    command): one launch from the words of both. Returns the ids of the nodes read."""
+    command): one launch from the words of both. Returns the ids of the nodes read.
+    `open_ended`: arguments may be added elsewhere (another object completes this one), so a
+    launch written without any is not known to lack them."""
     values = [v for v in (node.get(first_key), node.get(second_key)) if v is not None]
+    return _command_launch(ctx, values, _env(node), [(node.start, node.end)], open_ended)
+
+
+def _command_launch(ctx: Ctx, values: list[Node], env: dict, within: list[tuple[int, int]],
+                    open_ended: bool = False) -> set[int]:
+    """One launch from the words of `values` (lists, or compose strings) in order: a
+    container's command and args, or the pieces a custom resource keeps apart. `within`:
+    the mappings they are written in (template lines there may emit more words)."""
     if not any(_contains_marker(v) for v in values):
         return set()
     parts: list[Part] = []
@@ -354,33 +455,37 @@ def _container(ctx: Ctx, node: Node, first_key: str, second_key: str) -> set[int
         tokens.extend(toks)
     if not tokens:
         return consumed
-    hidden = [h for h in _hidden_lines(ctx, node.start, node.end)
+    hidden = [h for a, b in within for h in _hidden_lines(ctx, a, b)
               if not any(t.splat and t.span.start == h[0] for t in tokens)]
     if hidden:
-        stretch = Token(Span(*hidden[-1]), None, splat=True, raw="")
+        stretch = Token(Span(*max(hidden)), None, splat=True, raw="")
         tokens.append(stretch)
         groups[-1] = groups[-1] + [stretch]
     if all(p.kind == "fixed" for p in parts):
         host: object = FixedHost(ctx.text, ctx.index)
     else:
         host = YamlHost(ctx.text, ctx.index, parts)
-    env = _env(node)
-    if not _launch_or_script(ctx, tokens, host, origin, env) and len(parts) == 2:
+    if not _launch_or_script(ctx, tokens, host, origin, env, open_ended) and len(parts) == 2:
         # `command: [/entrypoint.sh]` + `args: [python3, -m, sglang.launch_server, ...]`:
         # an entrypoint script that runs its arguments.
-        _launch_or_script(ctx, groups[1], host, origin, env)
+        _launch_or_script(ctx, groups[1], host, origin, env, open_ended)
     return consumed
 
 
-def _launch_or_script(ctx: Ctx, tokens: list[Token], host, origin: dict, env: dict | None = None) -> bool:
+def _launch_or_script(ctx: Ctx, tokens: list[Token], host, origin: dict, env: dict | None = None,
+                      open_ended: bool = False) -> bool:
     """The launch these words start, or the launches in the script of `bash -c SCRIPT`.
-    Returns False when they are neither."""
+    Returns False when they are neither. `open_ended`: a launch with no argument written
+    here may get its arguments elsewhere (they are an unknown stretch)."""
     real = [t for t in tokens if t.span.end > t.span.start or t.text is not None]
     if not real:
         return False
     span = Span(min(t.span.start for t in real), max(t.span.end for t in real))
     launch = launch_from_tokens(tokens, host, span, env)
     if launch is not None:
+        if open_ended and not launch.tokens:
+            end = launch.entry.span.end
+            launch.tokens.append(Token(Span(end, end), None, splat=True, raw=""))
         ctx.result.launches.append(launch)
         return True
     at = script_word(tokens)
@@ -403,10 +508,11 @@ def _launch_or_script(ctx: Ctx, tokens: list[Token], host, origin: dict, env: di
     return True
 
 
-def _env(node: Node) -> dict[str, str | None]:
-    """A container's `env` (Kubernetes) or a service's `environment` (compose)."""
+def _env(node: Node, key: str = "env") -> dict[str, str | None]:
+    """A container's `env` (Kubernetes) or a service's `environment` (compose); `key`: another
+    name for the Kubernetes form (llmaz's `envs`)."""
     env: dict[str, str | None] = {}
-    value = node.get("env") or node.get("environment")
+    value = node.get(key) or node.get("environment")
     if value is None:
         return env
     value = value.resolved()
@@ -496,6 +602,8 @@ def _run_script(ctx: Ctx, script: str, table: list[int] | None, quote: str, star
         return
     if ctx.prep.dropped:
         script, table = _drop_lines(ctx, script, table, literal)
+    if ctx.prep.subs:
+        script, table = _substitute(ctx, script, table)
     if ctx.prep.unknown:
         script = _mask_unknown(ctx, script, table)
     res = script_launches(script, table, 0, ctx.text, ctx.index, quote)
@@ -538,6 +646,34 @@ def _drop_lines(ctx: Ctx, script: str, table: list[int], literal: bool) -> tuple
     return "".join(chars), offs
 
 
+def _substitute(ctx: Ctx, script: str, table: list[int]) -> tuple[str, list[int]]:
+    """Template actions in a script that print a values.yaml value: the printed text (with
+    the quotes the pipeline adds) takes their place, as Helm renders it, each of its
+    characters mapped to the action's start. A value with a line break stays unknown."""
+    lo, hi = min(table), max(table) + 1
+    subs = [x for x in ctx.prep.subs_in(lo, hi) if "\n" not in x.rendered]
+    if not subs:
+        return script, table
+    chars: list[str] = []
+    offs: list[int] = []
+    i, n = 0, len(script)
+    while i < n:
+        o = table[i]
+        x = next((x for x in subs if x.start <= o < x.end), None)
+        if x is None:
+            chars.append(script[i])
+            offs.append(o)
+            i += 1
+            continue
+        while i < n and x.start <= table[i] < x.end:
+            i += 1
+        for c in x.rendered:
+            chars.append(c)
+            offs.append(x.start)
+    offs.append(table[-1])
+    return "".join(chars), offs
+
+
 def _mask_unknown(ctx: Ctx, script: str, table: list[int]) -> str:
     """Template expressions in a script become shell expansions of the same length, so
     that the shell reader sees an unknown value there."""
@@ -572,7 +708,9 @@ def _collect(ctx: Ctx, res: ExtractResult) -> None:
 # --- walking the tree -------------------------------------------------------------------------
 
 
-def walk(ctx: Ctx, node: Node, depth: int = 0) -> None:
+def walk(ctx: Ctx, node: Node, depth: int = 0, key: str | None = None) -> None:
+    """Find the launches under `node`; `key` is the mapping key it is the value of (for a
+    list's items, the list's key)."""
     if node is None or id(node) in ctx.seen or depth > 200:
         return
     ctx.seen.add(id(node))
@@ -585,27 +723,213 @@ def walk(ctx: Ctx, node: Node, depth: int = 0) -> None:
     if node.kind == "seq":
         if not _sequence(ctx, node):
             for item in node.items:
-                walk(ctx, item, depth + 1)
+                walk(ctx, item, depth + 1, key)
         return
     if id(node) in ctx.merged:
         return  # read as part of the mappings that merge it
     before = len(ctx.result.launches)
     consumed: set[int] = set()
     keys = node.keys()
-    if ctx.mode == "compose" and ("command" in keys or "entrypoint" in keys):
+    if id(node) in ctx.handled:
+        # a custom resource's pieces, already joined
+        for name in ("command", "args"):
+            piece = node.get(name)
+            if piece is not None:
+                consumed |= {id(piece), id(piece.resolved())}
+    elif ctx.mode == "compose" and ("command" in keys or "entrypoint" in keys):
         consumed = _container(ctx, node, "entrypoint", "command")
     elif ("command" in keys or "args" in keys) and _is_container(node):
-        consumed = _container(ctx, node, "command", "args")
-    for _, v in node.pairs():
+        if "args" not in keys and not _container_like(key, keys):
+            consumed = _generic_split(ctx, node)
+        else:
+            consumed = _container(ctx, node, "command", "args", open_ended=ctx.open)
+    for k, v in node.pairs():
         if id(v) in consumed or id(v.resolved()) in consumed:
             ctx.seen.add(id(v))
             continue
-        walk(ctx, v, depth + 1)
+        walk(ctx, v, depth + 1, k.value if k.kind == "scalar" else None)
     if len(ctx.result.launches) > before:
         # The innermost mapping naming an image gives it to the launches read inside it
         # that have none yet (a `docker run` in a script names its own).
         image = _image_here(ctx, node, keys)
         if image is not None:
+            for launch in ctx.result.launches[before:]:
+                if launch.image is None:
+                    launch.image = image
+
+
+def _container_like(key: str | None, keys: set[str]) -> bool:
+    """A mapping that is a container: an item of a `containers` list, the value of a key that
+    holds one (`container`, OME's `runner`, Dynamo's `mainContainer`, ...), or a mapping
+    with a `name` and an `image`."""
+    return key in yaml_crds.CONTAINER_LISTS or key in yaml_crds.CONTAINER_KEYS \
+        or ("name" in keys and "image" in keys)
+
+
+def _generic_split(ctx: Ctx, node: Node) -> set[int]:
+    """A `command` list in a mapping that is not a container (a custom resource's spec).
+    When it ends with an SGLang entrypoint, its arguments are elsewhere: in a sibling list
+    whose key names arguments, or in the `args` of each item of a sibling list of mappings
+    (one launch each); when neither is there they are unknown."""
+    command = node.get("command")
+    if command is None or command.resolved().kind != "seq" or not _ends_with_entry(ctx, command.resolved()):
+        return _container(ctx, node, "command", "args")
+    alternatives: list[Node] = []
+    for k, v in node.pairs():
+        if k.kind != "scalar" or k.value in (None, "command", "<<"):
+            continue
+        r = v.resolved()
+        if r.kind != "seq" or not r.items:
+            continue
+        if yaml_crds.ARGS_KEY.match(k.value or "") and all(i.resolved().kind == "scalar" for i in r.items):
+            alternatives.append(v)
+        elif all(i.resolved().kind == "map" for i in r.items):
+            found = [i.resolved().get("args") for i in r.items]
+            alternatives.extend(a for a in found if a is not None and a.resolved().kind == "seq")
+    return _join(ctx, command, alternatives, _env(node), [(node.start, node.end)])
+
+
+def _ends_with_entry(ctx: Ctx, seq: Node) -> bool:
+    if not _contains_marker(seq) or not all(i.resolved().kind == "scalar" for i in seq.items):
+        return False
+    words = [Token(Span(i.start, i.end), i.resolved().value) for i in seq.items]
+    found = find_entry(words)
+    return found is not None and found[1] == len(words) - 1
+
+
+def _join(ctx: Ctx, command: Node, alternatives: list[Node], env: dict,
+          within: list[tuple[int, int]], image: tuple[str, Span] | None = None) -> set[int]:
+    """One launch per alternative list of arguments after `command`; with none, one launch
+    whose arguments are unknown. Returns the ids of the nodes read."""
+    consumed = {id(command), id(command.resolved())}
+    before = len(ctx.result.launches)
+    if not alternatives:
+        _command_launch(ctx, [command], env, within, open_ended=True)
+    for args in alternatives:
+        consumed |= {id(args), id(args.resolved())}
+        ctx.seen.add(id(args))
+        _command_launch(ctx, [command, args], env, within + [(args.start, args.end)])
+    if image is not None:
+        for launch in ctx.result.launches[before:]:
+            if launch.image is None:
+                launch.image = image
+    return consumed
+
+
+def _custom_resource(ctx: Ctx, root: Node) -> None:
+    """Resources that split a launch (`yaml_crds`): join the pieces before the walk, and
+    leave the mappings read out of it."""
+    kind = yaml_crds.kind_of(root)
+    if not kind:
+        return
+    ctx.open = yaml_crds.is_open(root)
+    split = yaml_crds.split_for(root)
+    if split is not None:
+        command = yaml_crds.first(root, split.command)
+        if command is None or command.resolved().kind != "seq" or not _contains_marker(command):
+            return
+        alternatives = [a for a in yaml_crds.at_path(root, split.args) if a.resolved().kind == "seq"]
+        holder = yaml_crds.first(root, split.command.rsplit(".", 1)[0]) if "." in split.command else root
+        image = None
+        if split.image:
+            image = _scalar_image(ctx, yaml_crds.first(root, split.image))
+            tag = _scalar_image(ctx, yaml_crds.first(root, split.tag)) if split.tag else None
+            if image is not None and tag is not None and ":" not in image[0].rsplit("/", 1)[-1]:
+                image = (f"{image[0]}:{tag[0]}", image[1])
+        env = _env(holder, "envs") if holder is not None else {}
+        ctx.seen.update(_join(ctx, command, alternatives, env, [(command.start, command.end)], image))
+        if holder is not None:
+            ctx.handled.add(id(holder.resolved()))
+        return
+    if kind == "RoleBasedGroup" and yaml_crds.api_group(root) == yaml_crds.RBG_GROUP:
+        _role_based_group(ctx, root)
+
+
+def _role_based_group(ctx: Ctx, root: Node) -> None:
+    """Each role's pods: its template (inline, or a roleTemplate with the reference's patch),
+    with the leader's and the worker's patch over it; containers merged by name."""
+    spec = root.get("spec")
+    if spec is None or spec.resolved().kind != "map":
+        return
+    templates: dict[str, Node] = {}
+    for item in yaml_crds.at_path(spec, "roleTemplates[]"):
+        name, template = item.resolved().get("name"), item.resolved().get("template")
+        if name is not None and template is not None and name.resolved().value:
+            templates[name.resolved().value or ""] = template
+    for role in yaml_crds.at_path(spec, "roles[]"):
+        role = role.resolved()
+        if role.kind != "map":
+            continue
+        holder = next((h.resolved() for h in (role.get(k) for k in yaml_crds.RBG_HOLDERS)
+                       if h is not None and h.resolved().kind == "map"), role)
+        layers: list[Node] = []
+        template = holder.get("template") or role.get("template")
+        ref = holder.get("templateRef") or role.get("templateRef")
+        if template is not None:
+            layers.append(template)
+        elif ref is not None and ref.resolved().kind == "map":
+            name = ref.resolved().get("name")
+            base = templates.get(name.resolved().value or "") if name is not None else None
+            if base is None:
+                continue
+            layers.append(base)
+            patch = ref.resolved().get("patch") or role.get("templatePatch")
+            if patch is not None:
+                layers.append(patch)
+        else:
+            continue
+        lws = role.get("leaderWorkerSet")
+        pods: list[list[Node]] = []
+        for leader_key, worker_key in yaml_crds.RBG_POD_PATCHES:
+            where = holder if leader_key == "leaderTemplatePatch" else \
+                (lws.resolved() if lws is not None else None)
+            if where is None or where.kind != "map":
+                continue
+            for patch_key in (leader_key, worker_key):
+                patch = where.get(patch_key)
+                pods.append(layers + ([patch] if patch is not None else []))
+        if not pods:
+            pods = [layers]
+        _pods(ctx, pods)
+
+
+def _pods(ctx: Ctx, pods: list[list[Node]]) -> None:
+    """Launches of pods given as layers of pod templates (each later one patches the
+    earlier ones); a container's launch shared by several pods is read once."""
+    done: set[tuple] = set()
+    for layers in pods:
+        merged: dict[str, list[Node]] = {}  # container name -> its mappings, layer by layer
+        order: list[str] = []
+        for layer in layers:
+            for lst in ("spec.containers[]", "spec.initContainers[]"):
+                for c in yaml_crds.at_path(layer, lst):
+                    c = c.resolved()
+                    if c.kind != "map":
+                        continue
+                    ctx.handled.add(id(c))
+                    name_node = c.get("name")
+                    name = name_node.resolved().value if name_node is not None else None
+                    name = name or f"#{id(c)}"
+                    if name not in merged:
+                        merged[name] = []
+                        order.append(name)
+                    merged[name].append(c)
+        for name in order:
+            maps = merged[name]
+            command = next((m.get("command") for m in reversed(maps) if m.get("command") is not None), None)
+            args = next((m.get("args") for m in reversed(maps) if m.get("args") is not None), None)
+            image_node = next((m.get("image") for m in reversed(maps) if m.get("image") is not None), None)
+            key = (id(command), id(args), id(image_node))
+            if key in done:
+                continue
+            done.add(key)
+            env: dict[str, str | None] = {}
+            for m in maps:
+                env.update(_env(m))
+            values = [v for v in (command, args) if v is not None]
+            before = len(ctx.result.launches)
+            _command_launch(ctx, values, env, [(m.start, m.end) for m in maps])
+            image = _image_value(ctx, image_node)
             for launch in ctx.result.launches[before:]:
                 if launch.image is None:
                     launch.image = image
@@ -630,6 +954,9 @@ def _scalar_image(ctx: Ctx, node: Node | None, prefix: str = "") -> tuple[str, S
     if target.style in ("'", '"') and end - start >= 2:
         start, end = start + 1, end - 1
     value = target.value
+    subs = ctx.prep.subs_in(target.start, target.end)
+    if subs:
+        value = _with_values(ctx, target, subs) or ctx.text[start:end]
     if ctx.prep.unknown and ctx.prep.is_unknown(start, end):
         value = ctx.text[start:end]
     value = value.strip()
@@ -741,25 +1068,49 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
     result = ExtractResult([], [])
     if "sglang" not in text or not has_launch_hint(text):
         return result
-    prep = prepare(text, index)
+    chart = chart_of(path) if ".Values" in text and "{{" in text else None
+    prep = prepare(text, index, chart)
     for start, end in chunks(prep, text):
         piece = text[start:end]
         if "sglang" not in piece or not has_launch_hint(piece):
             continue
         _read_chunk(text, index, prep, start, end, result)
     _unknown_pass(prep, result)
-    # The same words reached twice (an alias of an anchored list) are one launch.
-    unique, keys = [], set()
+    if prep.subs:
+        _attach_values(prep, result.launches)
+    # The same words reached twice (an alias of an anchored list, a mapping merged into
+    # several services) are one launch, unless they run in different images: each image's
+    # release judges them (a finding both make is reported once, engine.lint drops the
+    # repeat). Where the words were also read without an image (the anchored node itself,
+    # an `x-` block), the services' images stand.
+    groups: dict[tuple, list[Launch]] = {}
     for launch in result.launches:
         key = (launch.entry.span.start, launch.entry.span.end,
                tuple((t.span.start, t.span.end) for t in launch.tokens))
-        if key not in keys:
-            keys.add(key)
-            unique.append(launch)
-    result.launches = unique
+        group = groups.setdefault(key, [])
+        image = launch.image[0] if launch.image is not None else None
+        if all((l.image[0] if l.image is not None else None) != image for l in group):
+            group.append(launch)
+    result.launches = [l for group in groups.values() for l in group
+                       if l.image is not None or len(group) == 1]
     result.launches.sort(key=lambda l: l.span.start)
     result.findings.sort(key=lambda f: (f.span.start, f.code))
     return result
+
+
+def _attach_values(prep: Prepared, launches: list[Launch]) -> None:
+    """Launches with words whose value values.yaml sets get a host that says where (for
+    related information) and leaves those words alone (the value is set in values.yaml)."""
+    for launch in launches:
+        sources = []
+        for t in [launch.entry] + launch.tokens:
+            if t.text is None:
+                continue
+            for x in prep.subs_in(t.span.start, max(t.span.end, t.span.start + 1)):
+                if x.related is not None:
+                    sources.append(Source(t.span, x.related))
+        if sources:
+            launch.host = ValuesHost(launch.host, sources)
 
 
 def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: int,
@@ -789,6 +1140,8 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
     for root in roots:
         ctx = Ctx(text, index, prep, _document_mode(root), result)
         ctx.merged = _merge_sources(root)
+        if root.kind == "map" and ctx.mode == "k8s":
+            _custom_resource(ctx, root)
         walk(ctx, root)
     if len(result.launches) > before:
         _settle_anchors(roots, result.launches[before:], index)
@@ -839,7 +1192,8 @@ def _unknown_pass(prep: Prepared, result: ExtractResult) -> None:
             if t.text is not None and prep.is_unknown(t.span.start, t.span.end):
                 t.text = None
                 t.prefix = ""
-            if prep.repeat and t.text is not None and prep.in_repeat(t.span.start) and t is not launch.entry:
+            if prep.repeat and t.text is not None and t is not launch.entry \
+                    and prep.in_repeat(t.span.start, launch.span.start):
                 t.text = None
                 t.splat = True
 
