@@ -317,6 +317,8 @@ def test_lookups_the_grammar_reads():
 
 RENDERED = """\
 ---
+# Source: sglang/templates/hpa.yaml
+---
 # Source: sglang/templates/service.yaml
 apiVersion: v1
 kind: Service
