@@ -284,6 +284,10 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             result.notices.append("internal error while applying rules; see the log")
         if config_file is not None:
             findings[start:] = settle_foreign(findings[start:], config_file)
+        if getattr(launch.host, "sources", None):
+            # Words a Helm template took from values.yaml: point at where they are set.
+            from servelint.extract.helm_values import relate_values
+            relate_values(findings[start:], launch.host)
     # Suppression comments, before the settings: SL094/SL095 are filtered like any code.
     sup = Suppressions(text, index, fmt)
     if sup.present and getattr(settings, "respect_suppressions", True):
