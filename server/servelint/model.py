@@ -51,7 +51,9 @@ class Token:
     it (`$TP`, `$(cmd)`, a template). `prefix` is the literal start of a partly known
     value (`--tp=$TP` has prefix `--tp=`). `splat` marks a token that may expand to
     any number of arguments (`$ARGS`, `"$@"`, `${A[@]}`): nothing after or around it is
-    certain. `span` covers the token as written, quotes included.
+    certain. `span` covers the token as written, quotes included. `placeholder` marks a
+    documentation placeholder (`<model-path>`, `[options]`, `...`): it stands for any
+    arguments, even where an option takes it as its value.
     """
 
     span: Span
@@ -60,6 +62,7 @@ class Token:
     splat: bool = False
     raw: str = ""
     origin: str | None = None  # another file the word comes from (a --config file), else None
+    placeholder: bool = False
 
     @property
     def known(self) -> bool:

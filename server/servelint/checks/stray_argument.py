@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from servelint.checks import Check, register
 from servelint.checks.value_on_flag import FALSE, TRUE
 from servelint.fixes import fix, remove_tokens
 from servelint.model import Edit, Finding, Fix, Related, Severity, Span
+
+_STAR = re.compile(r'^"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"$')
 
 
 def run(parsed, ctx):
@@ -38,10 +42,18 @@ def run(parsed, ctx):
             elif low in FALSE:
                 fixes += fix(f"Remove {prev.written} {word}", remove_tokens(launch, prev.index, p.index),
                              preferred=True, safe=False)
+        elif (star := _STAR.match(p.token.raw)) is not None and launch.host.name == "shell":
+            # `"${A[*]}"` is the array's words joined into one.
+            name = star.group(1)
+            msg = (f"unrecognized arguments: {word} (\"${{{name}[*]}}\" joins the array's words "
+                   f"into one word; \"${{{name}[@]}}\" passes each as its own word)")
+            fixes += fix(f"Write \"${{{name}[@]}}\"",
+                         Edit(p.token.span, f'"${{{name}[@]}}"'), preferred=True, safe=False)
         else:
             where = " after --" if p.detail == "after --" else ""
             msg = f"unrecognized arguments: {word} (no option takes this word{where})"
-            fixes += fix(f"Remove {word!r}", remove_tokens(launch, p.index, p.index), safe=False)
+            last = max(p.index, p.last_index)  # a word the shell split (`“my model”`) is several
+            fixes += fix(f"Remove {word!r}", remove_tokens(launch, p.index, last), safe=False)
         yield Finding(CHECK.code, CHECK.severity, msg, p.token.span, related=related, fixes=fixes)
 
 

@@ -12,9 +12,10 @@
   prompts, only prompt lines (`$ `, `# `, `% `, `user@host:~$ `, `(venv) $ `) and the
   lines their backslash continues are commands; output lines are not. The prompt itself
   is not part of the command.
-- Placeholders: `<your-model>` (a word in angle brackets, no space after `<`) is a value
-  the reader fills in, not a shell redirection, and `...` alone stands for more
-  arguments; both are unknown.
+- Placeholders: `<your-model>` (a word in angle brackets, no space after `<`), `<...>`,
+  `...` alone, and (read by the shell reader, as in scripts) `[options]`-like bracketed
+  words stand for arguments the reader fills in, not shell syntax: each is a placeholder
+  (unknown, and nothing about the launch is certain around it).
 - Python blocks (python, py, python3, ipython) are read by the Python launcher reader,
   Dockerfile blocks (dockerfile, docker, containerfile) by the Dockerfile reader, with
   offsets mapped into the document.
@@ -30,7 +31,7 @@ import os
 import re
 
 from servelint.extract.common import ExtractResult, script_launches
-from servelint.extract.shell import OffsetMap
+from servelint.extract.shell import PLACEHOLDER, OffsetMap
 from servelint.model import LineIndex, Span
 
 FENCE = re.compile(r"^([ \t]*(?:>[ \t]?)*[ \t]*)(`{3,}|~{3,})(.*)$")
@@ -42,7 +43,6 @@ PYTHON_INFO = {"python", "py", "python3", "ipython", "ipython3"}
 DOCKER_INFO = {"dockerfile", "docker", "containerfile"}
 PROMPT = re.compile(r"^([ \t]*(?:\([\w.\-]+\)[ \t]+)?(?:[\w.\-]+@[\w.\-]+(?::[^\s$#%]*)?)?[$#%][ \t])")
 DOLLAR_PROMPT = re.compile(r"^[ \t]*(?:\([\w.\-]+\)[ \t]+)?(?:[\w.\-]+@[\w.\-]+(?::[^\s$#%]*)?)?\$[ \t]")
-PLACEHOLDER = re.compile(r"(?<![^\s=\"'])<([A-Za-z_][A-Za-z0-9_ .:/|-]*)>(?=[\s\"']|$)")
 ELLIPSIS = re.compile(r"(?<!\S)(\.\.\.|…)(?!\S)")
 
 
@@ -227,9 +227,11 @@ def extract_markdown(text: str, index: LineIndex | None = None, settings=None) -
                 for tok in [launch.entry] + launch.tokens:
                     if any(tok.span.overlaps(p) for p in view.unknown):
                         tok.text = None
+                        tok.placeholder = True
                     if any(tok.span.overlaps(p) for p in view.splats):
                         tok.text = None
                         tok.splat = True
+                        tok.placeholder = True
                 result.launches.append(launch)
             result.findings.extend(found.findings)
         elif block.info in PYTHON_INFO:

@@ -8,6 +8,7 @@ nodes in it) and gives exact byte positions. Only commands that contain the text
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from dataclasses import dataclass, field
@@ -96,6 +97,14 @@ class Source:
     to_doc: OffsetMap
     quote: str = ""  # "" at top level, "'" or '"' inside a quoted `-c` script
     _line_bytes: dict[int, bytes] = field(default_factory=dict)
+    # Spans (document offsets) of `<placeholder>` words masked before parsing.
+    placeholders: list[Span] = field(default_factory=list)
+    # Arrays assigned in this text, read when a launch expands one (made on first use).
+    arrays: "Arrays | None" = None
+
+    def doc_span(self, start: int, end: int) -> Span:
+        """The document span of [start, end) in this text's characters."""
+        return Span(self.to_doc(start), self.to_doc(end))
 
     def char_offset(self, point: tuple[int, int]) -> int:
         row, col = point
@@ -125,6 +134,59 @@ class Source:
         if self.index.ascii:
             return self.text[node.start_byte:node.end_byte]
         return self.text[self.char_offset(node.start_point):self.char_offset(node.end_point)]
+
+
+# --- parsing: what tree-sitter-bash misreads, and placeholders ------------------------
+
+# A `$` that starts no expansion is a literal `$` to bash (`$PREFILL_NODE0$:5757`), but
+# tree-sitter-bash opens an expansion there and swallows the words up to the next `$` into
+# an ERROR. Such a `$` is replaced by `%` (one byte, a plain word character) in the bytes
+# given to the parser; the text read back is the document's own, so the word's value keeps
+# its `$`. `$$` is the shell's process id, not a literal.
+_LITERAL_DOLLAR = re.compile(rb"\$(?:\$|(?=[%&)+,./:;<=>\\\]^`}|~]))")
+
+# A documentation placeholder standing for a word: `<model-path>`, `<your model>`, `<...>`.
+# The shell would read `<` and `>` as redirections; the placeholder is masked as an
+# expansion of the same length before parsing, and its word is unknown.
+PLACEHOLDER = re.compile(
+    r"(?<![^\s=\"'])<((?:[A-Za-z_](?:[A-Za-z0-9_ .:/|-]*[A-Za-z0-9_.:/|-])?)|\.\.\.|…)>(?=[\s\"']|$)",
+    re.M)
+
+
+def _mask_literal_dollars(data: bytes) -> bytes:
+    def sub(m: re.Match) -> bytes:
+        return m.group(0) if m.group(0) == b"$$" else b"%"
+    return _LITERAL_DOLLAR.sub(sub, data)
+
+
+def _mask_placeholders(text: str, data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+    """Mask `<placeholder>` words (as `$___`, same bytes) and return where they are
+    (character offsets in `text`)."""
+    if "<" not in text:
+        return data, []
+    found = [(m.start(), m.end()) for m in PLACEHOLDER.finditer(text)]
+    if not found:
+        return data, []
+    buf = bytearray(data)
+    ascii_text = text.isascii()
+    for s, e in found:
+        bs = s if ascii_text else len(text[:s].encode("utf-8"))
+        be = e if ascii_text else bs + len(text[s:e].encode("utf-8"))
+        buf[bs:be] = b"$" + b"_" * (be - bs - 1)
+    return bytes(buf), found
+
+
+def parse_shell(text: str, data: bytes) -> tuple[tree_sitter.Tree, list[tuple[int, int]]]:
+    """Parse `text` (its UTF-8 `data`), with placeholders masked and, when the tree has
+    errors, literal `$` signs masked; returns the tree and the placeholders' offsets."""
+    parser = _parser()
+    masked, holders = _mask_placeholders(text, data)
+    tree = parser.parse(masked)
+    if tree.root_node.has_error and b"$" in masked:
+        again = _mask_literal_dollars(masked)
+        if again != masked:
+            tree = parser.parse(again)
+    return tree, holders
 
 
 # --- words -----------------------------------------------------------------------
@@ -259,6 +321,88 @@ def make_token(node, src: Source) -> Token:
     return Token(src.span(node), None, prefix=prefix, splat=splat and (lone or "@" in raw or "*" in raw), raw=raw)
 
 
+_PLAIN_PIECE = re.compile(r"^[^\s$`'\"\\]+$")
+
+
+def _split_broken(node, src: Source) -> list[Token]:
+    """The words of a node that tree-sitter could not read (it holds an ERROR): split at
+    blanks outside quotes, so no word is lost. A plain piece is known; any other piece is
+    one unknown word (an unquoted lone expansion: any number of words)."""
+    raw = src.node_text(node)
+    base = src.char_offset(node.start_point)
+    out: list[Token] = []
+    i, n = 0, len(raw)
+    while i < n:
+        while i < n and raw[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        start = i
+        quote = ""
+        while i < n:
+            c = raw[i]
+            if quote:
+                if c == "\\" and quote == '"':
+                    i += 2
+                    continue
+                if c == quote:
+                    quote = ""
+            elif c == "\\":
+                if i + 1 < n and raw[i + 1] == "\n":
+                    break  # a line continuation separates words
+                i += 2
+                continue
+            elif c in "'\"":
+                quote = c
+            elif c in " \t\r\n":
+                break
+            i += 1
+        i = min(i, n)
+        piece = raw[start:i]
+        span = src.doc_span(base + start, base + i)
+        if not piece:
+            pass  # a line continuation between words
+        elif _PLAIN_PIECE.match(piece):
+            out.append(Token(span, piece, "", False, piece))
+        else:
+            lit = re.match(r"[^$`'\"\\]*", piece)
+            prefix = lit.group(0) if lit else ""
+            lone = piece.startswith("$") and not any(q in piece for q in "'\"")
+            out.append(Token(span, None, prefix=prefix, splat=lone, raw=piece))
+        if i < n and raw[i] == "\\":
+            i += 2
+    return out
+
+
+def command_tokens(node, words: list, src: Source) -> list[Token]:
+    """The tokens of a command's words; words that hold a parse error are split, and an
+    ERROR that tree-sitter put right after the command on its last line (`a$[x --tp 2`)
+    is read as more of its words."""
+    trailing = node.next_sibling if node.type == "command" else None
+    if trailing is not None and (trailing.type != "ERROR"
+                                 or trailing.start_point[0] != node.end_point[0]):
+        trailing = None
+    if not node.has_error and trailing is None:
+        return [make_token(w, src) for w in words]
+    out: list[Token] = []
+    for w in words:
+        text = src.node_text(w) if w.has_error or w.type == "ERROR" else ""
+        if text and any(c in text for c in " \t\n"):
+            out.extend(_split_broken(w, src))
+        else:
+            out.append(make_token(w, src))
+    if trailing is not None:
+        more = _split_broken(trailing, src)
+        if more and out and trailing.start_byte == node.end_byte:
+            # glued to the last word: one word the file does not fix
+            last = out.pop()
+            first = more.pop(0)
+            out.append(Token(Span(last.span.start, first.span.end), None, last.literal_start,
+                             False, last.raw + first.raw))
+        out.extend(more)
+    return out
+
+
 def command_words(node: tree_sitter.Node) -> tuple[list[tree_sitter.Node], list[tree_sitter.Node]]:
     """The argument-like children of a `command` node, and its prefix assignments."""
     words: list[tree_sitter.Node] = []
@@ -277,6 +421,396 @@ def command_words(node: tree_sitter.Node) -> tuple[list[tree_sitter.Node], list[
         else:
             words.append(child)
     return words, assigns
+
+
+# --- documentation placeholders ----------------------------------------------------------
+
+# `[options]`, `[other parameters]`, `[--tp-size N]`, `[...]`: a bracket that opens on a
+# letter, `-`, `<`, `.`, `$` or `_` (not `[1,2]`, a value) and closes a few words later.
+_BRACKET_OPEN = re.compile(r"^\[(?:[A-Za-z<.$_-]|$)")
+_ELLIPSES = ("...", "…")
+
+
+def _placeholder(span: Span, raw: str) -> Token:
+    return Token(span, None, "", True, raw, placeholder=True)
+
+
+def doc_placeholders(args: list[Token], holders: list[Span]) -> list[Token]:
+    """A launch's arguments with documentation placeholders made unknown: masked
+    `<placeholder>` words (`holders`), `...`, and bracketed runs such as `[options]` or
+    `[other parameters]` (one token for the run). Each stands for any arguments."""
+    if holders:
+        for t in args:
+            for h in holders:
+                if t.span == h:
+                    t.text, t.splat, t.placeholder = None, True, True
+                elif t.span.overlaps(h):  # `--model-path=<path>`: one word, value unknown
+                    t.text, t.placeholder = None, True
+    if not any(t.raw[:1] == "[" or t.raw in _ELLIPSES for t in args):
+        return args
+    out: list[Token] = []
+    i, n = 0, len(args)
+    while i < n:
+        t = args[i]
+        if t.raw in _ELLIPSES:
+            out.append(_placeholder(t.span, t.raw))
+            i += 1
+            continue
+        if t.raw[:1] == "[" and _BRACKET_OPEN.match(t.raw):
+            j = i
+            while j < n and j < i + 12 and not args[j].raw.endswith("]"):
+                j += 1
+            if j < n and args[j].raw.endswith("]"):
+                out.append(_placeholder(Span(t.span.start, args[j].span.end),
+                                        " ".join(a.raw for a in args[i:j + 1])))
+                i = j + 1
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+# --- arrays ------------------------------------------------------------------------------
+
+_ARRAY_REF = re.compile(r'^(")?\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}(")?$')
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_LOOPS = {"for_statement", "c_style_for_statement", "while_statement"}
+# Statements whose place inside these is understood (see Arrays.value).
+_BLOCKS = {"program", "compound_statement", "do_group", "subshell", "list", "if_statement",
+           "elif_clause", "else_clause", "case_statement", "case_item", "negated_command",
+           "command_substitution", "pipeline", "redirected_statement"} | _LOOPS
+# Commands that may assign the variable named in their arguments.
+_ASSIGNING_COMMANDS = {"read", "mapfile", "readarray", "printf", "eval", "let", "getopts",
+                       "source", ".", "declare", "typeset", "local", "export", "readonly"}
+
+
+def array_ref(tok: Token) -> tuple[str, str, bool] | None:
+    """(name, `@` or `*`, quoted) when `tok` is exactly `"${A[@]}"`, `${A[*]}`, ..."""
+    if tok.text is not None or "[" not in tok.raw:
+        return None
+    m = _ARRAY_REF.match(tok.raw)
+    if m is None or bool(m.group(1)) != bool(m.group(4)):
+        return None
+    return m.group(2), m.group(3), bool(m.group(1))
+
+
+def _named_before(parent, child) -> list:
+    out = []
+    for c in parent.children:
+        if c.id == child.id:
+            break
+        if c.is_named:
+            out.append(c)
+    return out
+
+
+def _function_of(node) -> str | None:
+    while node is not None:
+        if node.type == "function_definition":
+            name = node.child_by_field_name("name")
+            return name.text.decode("utf-8", "replace") if name is not None and name.text else None
+        node = node.parent
+    return None
+
+
+class Arrays:
+    """The values of the arrays a script assigns, as far as the script fixes them.
+
+    A launch that expands `"${A[@]}"` gets A's elements as its words, with their spans at
+    the array, when the script assigns A before the launch in code whose order is known:
+    `A=( ... )` (also in `declare`/`local`), then `A+=( ... )` appends. Statements that
+    may or may not run (an `if`, a loop, `cond && ...`) and change A only by appending add
+    "any words" at that place; any other change there (a reassignment, `A[i]=`, `read -a`,
+    `eval`, a call of a function that changes A), a loop around the launch that changes A,
+    the start of a function (its caller's value) or of the script (a sourced script's
+    caller) make the value unknown from that point. Nothing is guessed."""
+
+    def __init__(self, src: Source, root, host: "ShellHost"):
+        self.src = src
+        self.root = root
+        self.host = host
+        self._mods: dict[str, tuple[list[int], list[str]]] = {}
+        self._ifs: bool | None = None
+
+    # -- where the script changes a variable --
+
+    def mods(self, name: str) -> tuple[list[int], list[str]]:
+        """The byte offsets (sorted) where the script changes `name`, and how: `set`
+        (`A=( ... )`), `append` (`A+=( ... )`), `empty` (`unset A`, `local A`), `other`."""
+        found = self._mods.get(name)
+        if found is None:
+            found = self._scan(name)
+            self._mods[name] = found
+        return found
+
+    def _scan(self, name: str) -> tuple[list[int], list[str]]:
+        data = self.src.data
+        out: list[tuple[int, str]] = []
+        funcs: set[str] = set()
+        for m in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])", data):
+            node = self.root.descendant_for_byte_range(m.start(), m.end())
+            kind = self._kind(node, m.start(), m.end())
+            if kind is not None:
+                out.append((m.start(), kind))
+                f = _function_of(node)
+                if f:
+                    funcs.add(f)
+        done: set[str] = set()
+        for _ in range(8):  # a call of a function that changes it changes it too
+            todo = funcs - done
+            if not todo:
+                break
+            for f in todo:
+                done.add(f)
+                pat = rb"(?<![A-Za-z0-9_.-])" + re.escape(f.encode()) + rb"(?![A-Za-z0-9_.-])"
+                for m in re.finditer(pat, data):
+                    node = self.root.descendant_for_byte_range(m.start(), m.end())
+                    if node.parent is not None and node.parent.type == "command_name":
+                        out.append((m.start(), "other"))
+                        g = _function_of(node)
+                        if g:
+                            funcs.add(g)
+        out.sort()
+        return [s for s, _ in out], [k for _, k in out]
+
+    def _kind(self, node, start: int, end: int) -> str | None:
+        exact = node.start_byte == start and node.end_byte == end
+        parent = node.parent
+        if exact and node.type == "variable_name" and parent is not None:
+            pt = parent.type
+            if pt == "variable_assignment":
+                decl = parent.parent if parent.parent is not None and \
+                    parent.parent.type == "declaration_command" else None
+                if decl is not None and _odd_declaration(decl):
+                    return "other"
+                op = parent.children[1].type if len(parent.children) > 1 else "="
+                value = parent.child_by_field_name("value")
+                is_array = value is not None and value.type == "array"
+                if op == "+=":
+                    return "append" if is_array else "other"
+                return "set" if is_array else "other"
+            if pt == "subscript":
+                up = parent.parent
+                return "other" if up is not None and up.type == "variable_assignment" else None
+            if pt == "declaration_command":
+                if _odd_declaration(parent):
+                    return "other"
+                keyword = parent.children[0].type
+                flags = "".join(src_text(c) for c in parent.named_children
+                                if src_text(c).startswith("-"))
+                if "g" not in flags and (keyword == "local" or (
+                        keyword in ("declare", "typeset") and _function_of(parent) is not None)):
+                    return "empty"  # a new local variable
+                return None  # `declare -a A`, `export A`: the value stays
+            if pt == "unset_command":
+                flags = "".join(src_text(c) for c in parent.named_children
+                                if src_text(c).startswith("-"))
+                return None if "f" in flags else "empty"
+            if pt in ("for_statement", "c_style_for_statement"):
+                return "other"
+        # A word in some command: only commands that assign their argument count.
+        x = node
+        for _ in range(12):
+            if x is None:
+                return None
+            if x.type in ("expansion", "simple_expansion", "arithmetic_expansion"):
+                return None  # a read
+            if x.type == "command":
+                cmd = x.child_by_field_name("name")
+                word = src_text(cmd).rsplit("/", 1)[-1] if cmd is not None else ""
+                return "other" if word in _ASSIGNING_COMMANDS else None
+            if x.type in ("for_statement", "c_style_for_statement"):
+                return "other"
+            x = x.parent
+        return None
+
+    def _inside(self, node, mods: tuple[list[int], list[str]]) -> list[str]:
+        starts, kinds = mods
+        lo = bisect.bisect_left(starts, node.start_byte)
+        hi = bisect.bisect_left(starts, node.end_byte)
+        return kinds[lo:hi]
+
+    # -- the value at a place --
+
+    def _effect(self, stmt, name: str, mods) -> str | None:
+        """What a statement that runs before the place does to the array."""
+        if stmt.type in ("comment", "function_definition"):
+            return None
+        kinds = self._inside(stmt, mods)
+        if not kinds:
+            return None
+        if stmt.type in ("variable_assignment", "declaration_command", "unset_command") \
+                and len(kinds) == 1:
+            return {"set": "set", "append": "append", "empty": "empty"}.get(kinds[0], "unknown")
+        # Runs maybe, or more than once: appends add unknown words, anything else is unknown.
+        return "maybe" if all(k == "append" for k in kinds) else "unknown"
+
+    def _before(self, parent, child) -> list:
+        t = parent.type
+        if t in ("pipeline", "redirected_statement", "case_statement", "function_definition") \
+                or t in _LOOPS:
+            return []
+        if t == "if_statement" and child.type in ("elif_clause", "else_clause"):
+            out = []
+            for c in parent.children:  # only the conditions ran
+                if c.type == "then":
+                    break
+                if c.is_named:
+                    out.append(c)
+            return out
+        return _named_before(parent, child)
+
+    def value(self, name: str, node, depth: int) -> list[Token | None] | None:
+        """The words of array `name` just before `node` runs (None items: any number of
+        words the file does not fix), or None when nothing is known."""
+        mods = self.mods(name)
+        if not mods[0]:
+            return None  # never assigned here: an unknown variable
+        ops: list[tuple[str, object]] = []  # nearest first
+        child, parent = node, node.parent
+        while True:
+            if parent is None:
+                ops.append(("unknown", None))  # the script's start: its caller's value
+                break
+            stop = False
+            for stmt in reversed(self._before(parent, child)):
+                effect = self._effect(stmt, name, mods)
+                if effect is None:
+                    continue
+                ops.append((effect, stmt))
+                if effect in ("set", "empty", "unknown"):
+                    stop = True
+                    break
+            if stop:
+                break
+            t = parent.type
+            if t in _LOOPS:
+                kinds = self._inside(parent, mods)
+                if kinds and not all(k == "append" for k in kinds):
+                    ops.append(("unknown", None))  # a loop that changes it
+                    break
+                if kinds:  # earlier rounds of a loop that appends to it
+                    ops.append(("maybe", None))
+            elif t not in _BLOCKS:
+                ops.append(("unknown", None))  # a function's start (its caller's value)
+                break
+            child, parent = parent, parent.parent
+        words: list[Token | None] = []
+        for effect, stmt in reversed(ops):
+            if effect == "unknown":
+                words = [None]
+            elif effect == "empty":
+                words = []
+            elif effect == "maybe":
+                words.append(None)
+            else:
+                elements = self._elements(stmt, name, depth)
+                words = elements if effect == "set" else words + elements
+        return words
+
+    def _elements(self, stmt, name: str, depth: int) -> list[Token | None]:
+        assign = stmt
+        if stmt.type == "declaration_command":
+            assign = next((c for c in stmt.named_children if c.type == "variable_assignment"
+                           and src_text(c.child_by_field_name("name")) == name), None)
+        value = assign.child_by_field_name("value") if assign is not None else None
+        if value is None or value.type != "array":
+            return [None]
+        segment = self.src.to_doc(self.src.char_offset(assign.start_point))
+        out: list[Token | None] = []
+        for el in value.named_children:
+            if el.type == "comment":
+                continue
+            toks = command_tokens(el, [el], self.src) if el.has_error else [make_token(el, self.src)]
+            for tok in toks:
+                ref = array_ref(tok)
+                if ref is not None:
+                    inner = self.expand(tok, ref, stmt, depth + 1) if depth < 8 else None
+                    out.extend(inner if inner is not None else [tok])
+                    continue
+                if tok.text is None and tok.raw.startswith("[") and "]=" in tok.raw:
+                    out.append(None)  # `[3]=x`: an element at an index
+                    continue
+                self.host.segments[(tok.span.start, tok.span.end)] = segment
+                out.append(tok)
+        return out
+
+    def ifs_changed(self) -> bool:
+        if self._ifs is None:
+            self._ifs = re.search(r"(?<![A-Za-z0-9_])IFS\+?=", self.src.text) is not None
+        return self._ifs
+
+    def expand(self, ref_tok: Token, ref: tuple[str, str, bool], at, depth: int = 0) -> list[Token] | None:
+        """The words that `ref_tok` (`"${A[@]}"` ...) expands to at the statement `at`, or
+        None when the script does not fix them."""
+        name, how, quoted = ref
+        words = self.value(name, at, depth)
+        if words is None or words == [None]:
+            return None
+        if (how == "*" or not quoted) and self.ifs_changed():
+            return None
+        out: list[Token] = []
+        unknown = False
+        last_unknown = False
+        for w in words:
+            if w is None:
+                unknown = True
+                if not last_unknown:  # words the file does not fix: the reference itself
+                    out.append(Token(ref_tok.span, None, ref_tok.prefix, True, ref_tok.raw))
+                last_unknown = True
+            else:
+                out.append(w)
+                last_unknown = False
+        if how == "*" and quoted:  # one word: the elements joined by a space
+            if unknown or any(t.text is None for t in out):
+                return [Token(ref_tok.span, None, "", False, ref_tok.raw)]
+            return [Token(ref_tok.span, " ".join(t.text or "" for t in out), "", False, ref_tok.raw)]
+        if quoted:
+            return out
+        split: list[Token] = []  # unquoted: each element is split into words and globbed
+        for t in out:
+            if t.span == ref_tok.span:
+                split.append(t)
+            elif t.text is None:
+                t.splat = True
+                split.append(t)
+            elif t.text == "":
+                continue
+            elif any(c in t.text for c in " \t\n") or _GLOB_CHARS.search(t.text):
+                split.append(Token(t.span, None, "", True, t.raw))
+            else:
+                split.append(t)
+        return split
+
+
+def _odd_declaration(decl) -> bool:
+    """`declare -A` (associative), `-n` (a name reference), `-g`...: not a plain array."""
+    flags = "".join(src_text(c) for c in decl.named_children if src_text(c).startswith("-"))
+    return any(f in flags for f in "Ani")
+
+
+def src_text(node) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text else ""
+
+
+def expand_arrays(args: list[Token], node, src: Source, host: "ShellHost") -> list[Token]:
+    """A launch's arguments with `"${A[@]}"`-like words replaced by the array's words
+    where the script fixes them (see `Arrays`)."""
+    out: list[Token] = []
+    for tok in args:
+        ref = array_ref(tok) if tok.splat else None
+        if ref is not None:
+            if src.arrays is None:
+                root = node
+                while root.parent is not None:
+                    root = root.parent
+                src.arrays = Arrays(src, root, host)
+            words = src.arrays.expand(tok, ref, node)
+            if words is not None:
+                out.extend(words)
+                continue
+        out.append(tok)
+    return out
 
 
 # --- entrypoints ---------------------------------------------------------------------
@@ -459,6 +993,14 @@ class ShellHost:
         self.text = text
         self.index = index
         self.quote_context = quote
+        # Words of a launch written in an array, by span: the array's offset. Words from two
+        # places (an array and the command, two arrays) are never edited as one run.
+        self.segments: dict[tuple[int, int], int] = {}
+
+    def _apart(self, first: Token, last: Token) -> bool:
+        seg = self.segments
+        return bool(seg) and seg.get((first.span.start, first.span.end), -1) != \
+            seg.get((last.span.start, last.span.end), -1)
 
     def quote(self, value: str) -> str | None:
         if value and _SAFE_WORD.match(value):
@@ -479,11 +1021,13 @@ class ShellHost:
 
     def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
         quoted = write_all(self.quote, words)
-        if quoted is None:
+        if quoted is None or self._apart(first, last):
             return None
         return Edit(Span(first.span.start, last.span.end), " ".join(quoted))
 
-    def remove(self, first: Token, last: Token) -> Edit:
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        if self._apart(first, last):
+            return None
         return remove_words(self.text, self.index, first.span.start, last.span.end)
 
 
@@ -555,7 +1099,8 @@ def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap |
     doc_index = index if doc_index is None else doc_index
     data = text.encode("utf-8")
     src = Source(text, data, index, to_doc or OffsetMap(), quote)
-    tree = _parser().parse(data)
+    tree, holders = parse_shell(text, data)
+    src.placeholders = [src.doc_span(s, e) for s, e in holders]
     host = ShellHost(doc_text, doc_index, quote)
     _launches_in(tree, src, host, result, depth)
     result.launches.sort(key=lambda l: l.span.start)
@@ -565,15 +1110,37 @@ def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap |
 def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
     text = src.text
     seen: set[int] = set()
+    held: set[str] = set()  # arrays whose elements name the entrypoint: `CMD=(python3 -m sglang...)`
     for m in re.finditer(r"sglang", text):
         bstart = len(text[: m.start()].encode("utf-8")) if not src.index.ascii else m.start()
         node = tree.root_node.descendant_for_byte_range(bstart, bstart + 6)
+        array = None
         while node is not None and node.type != "command":
+            if node.type == "array" and array is None:
+                array = node
             node = node.parent
+        if array is not None and node is None:
+            assign = array.parent
+            name = assign.child_by_field_name("name") if assign is not None else None
+            if assign is not None and assign.type == "variable_assignment" and name is not None \
+                    and name.type == "variable_name":
+                held.add(src_text(name))
+            continue
         if node is None or node.id in seen:
             continue
         seen.add(node.id)
         _command(node, src, host, result, depth)
+    # The commands that run such an array: `setsid "${CMD[@]}" > log &`.
+    for name in sorted(held):
+        for m in re.finditer(r"\$\{" + re.escape(name) + r"\[[@*]\]\}", text):
+            bstart = len(text[: m.start()].encode("utf-8")) if not src.index.ascii else m.start()
+            node = tree.root_node.descendant_for_byte_range(bstart, bstart + 2)
+            while node is not None and node.type != "command":
+                node = node.parent
+            if node is None or node.id in seen:
+                continue
+            seen.add(node.id)
+            _command(node, src, host, result, depth)
 
 
 def _continued(line: str) -> bool:
@@ -589,6 +1156,8 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
     into the document. A window that does not parse cleanly (it may start inside a
     multi-line string) makes the whole script fall back to one full parse: returns None.
     """
+    if "=(" in text and ("[@]}" in text or "[*]}" in text):
+        return None  # arrays: a launch's words (or its entrypoint) may sit outside any window
     lines = text.split("\n")
     n = len(lines)
     marker_lines = sorted({index.line_of(m.start()) for m in re.finditer(r"sglang", text)})
@@ -621,16 +1190,16 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             windows.append([s, e])
     result = ShellResult([], [])
     host = ShellHost(text, index, "")
-    parser = _parser()
     for s, e in windows:
         start = index.line_start(s)
         end = index.line_end(e)
         sub = text[start:end] + "\n"
         data = sub.encode("utf-8")
-        tree = parser.parse(data)
+        tree, holders = parse_shell(sub, data)
         if tree.root_node.has_error:
             return None
         src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
+        src.placeholders = [src.doc_span(s, e) for s, e in holders]
         _launches_in(tree, src, host, result, 0)
     result.launches.sort(key=lambda l: l.span.start)
     return result
@@ -651,8 +1220,16 @@ def logical_line_start(index: LineIndex, line: int) -> int:
 
 def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
     words, assigns = command_words(node)
-    tokens = [make_token(w, src) for w in words]
+    tokens = command_tokens(node, words, src)
     entry = find_entry(tokens)
+    ctext = src.node_text(node)
+    arrays = "[@]}" in ctext or "[*]}" in ctext
+    if entry is None and arrays:
+        # `"${CMD[@]}"` where the script's array holds the command itself
+        expanded = expand_arrays(tokens, node, src, host)
+        entry = find_entry(expanded) if expanded != tokens else None
+        if entry is not None:
+            tokens = expanded
     if entry is None:
         script = find_shell_script(tokens)
         if script is not None and depth < 3:
@@ -665,6 +1242,11 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
                         nested.image = image
         return
     kind, at = entry
+    args = tokens[at + 1:]
+    if src.placeholders or "[" in ctext or "..." in ctext or "…" in ctext:
+        args = doc_placeholders(args, src.placeholders)
+    if arrays:
+        args = expand_arrays(args, node, src, host)
     env: dict[str, str | None] = {}
     for a in assigns:
         name = a.child_by_field_name("name")
@@ -677,7 +1259,7 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
             env.setdefault(k, v)
     start = src.span(node).start
     anchor = host.index.line_start(logical_line_start(host.index, host.index.line_of(start)))
-    launch = Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host,
+    launch = Launch(kind=kind, entry=tokens[at], tokens=args, host=host,
                     span=src.span(node), env=env, anchor=anchor,
                     image=container_image(tokens[:at]))
     result.launches.append(launch)
