@@ -88,6 +88,7 @@ _MODULES = [
     "duplicate_option", "missing_model_path", "value_on_flag", "stray_argument",
     "broken_continuation", "broken_rule_pack", "bad_config_file",
     "config_equals", "config_unsupported", "unused_suppression", "bad_suppression",
+    "lookalike_character",
 ]
 
 

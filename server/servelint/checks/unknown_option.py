@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from servelint.catalog import Option, history, version_key
 from servelint.checks import Check, register
-from servelint.checks import lookalike_character  # noqa: F401  SL014: the Reader's other unknowns
 from servelint.fixes import fix, remove_tokens, rename_option
 from servelint.model import Finding, Severity
 from servelint.successors import retired
