@@ -14,19 +14,13 @@ rejects.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "server"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "tools"))
 
-from servelint.engine import lint  # noqa: E402
-from servelint.settings import Settings  # noqa: E402
-
-RELEASE = Settings(sglang_version="0.5.23")  # the release the oracle runs
+from real_verdicts import record  # noqa: E402  (tools/real_verdicts.py: the reading and the oracle)
 
 # file (relative to this folder) -> model folder of tools/oracle-model
 FILES = {
@@ -37,44 +31,5 @@ FILES = {
 }
 
 
-def launches(rel: str) -> list[dict]:
-    """Each launch of the file: the line of its entrypoint, the words servelint reads (None
-    for a word the file does not fix) and the argv to judge."""
-    path = os.path.join(HERE, rel)
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    result = lint(text, path=path, settings=RELEASE)
-    out = []
-    for launch, parsed in zip(result.launches, result.parsed):
-        drop: set[int] = {i for i, t in enumerate(launch.tokens) if t.text is None}
-        for use in parsed.uses:
-            if any(v.text is None for v in use.values):
-                drop.update(range(use.index, use.last_index + 1))
-        out.append({"line": result.index.position(launch.entry.span.start)[0] + 1,
-                    "read": [t.text for t in launch.tokens],
-                    "argv": [t.text for i, t in enumerate(launch.tokens) if i not in drop]})
-    return out
-
-
-def main() -> None:
-    cases, meta = [], []
-    for rel, model in FILES.items():
-        for n, launch in enumerate(launches(rel)):
-            cases.append(json.dumps({"argv": launch["argv"], "model": model}))
-            meta.append((rel, n, model, launch))
-    oracle = subprocess.run(
-        [os.path.join(ROOT, ".venv-sglang", "bin", "python"),
-         os.path.join(ROOT, "tools", "sglang_oracle.py"), "--gpu", "sm90"],
-        input="\n".join(cases) + "\n", capture_output=True, text=True, check=True)
-    for (rel, n, model, launch), line in zip(meta, oracle.stdout.splitlines()):
-        verdict = json.loads(line)
-        record = {"file": rel, "launch": n, "line": launch["line"], "model": model,
-                  "read": launch["read"], "argv": launch["argv"], "verdict": verdict["verdict"]}
-        for key in ("error", "where"):
-            if verdict.get(key):
-                record[key] = verdict[key]
-        print(json.dumps(record))
-
-
 if __name__ == "__main__":
-    main()
+    record(HERE, FILES)
