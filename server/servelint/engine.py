@@ -181,6 +181,20 @@ def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
     return LaunchRelease(resolved.version, declared, source, detail, resolved.notice, span, where)
 
 
+def serve_backend(launch: Launch) -> str | None:
+    """The `--model-type` of a `sglang serve` launch (the serve backend SGLang dispatches
+    to), "auto" when it says none, None for other launches or an unknown value."""
+    if launch.kind != "serve":
+        return None
+    words = launch.tokens
+    for i, tok in enumerate(words):
+        if tok.text == "--model-type":
+            return words[i + 1].text if i + 1 < len(words) else None
+        if tok.text is not None and tok.text.startswith("--model-type="):
+            return tok.text.split("=", 1)[1]
+    return "auto"
+
+
 @dataclass
 class LintResult:
     path: str | None
@@ -241,6 +255,19 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
     memo: dict = {}  # what the launches of this document share (release detection)
     for n, launch in enumerate(result.launches):
+        backend = serve_backend(launch)
+        if backend not in (None, "auto", "llm"):
+            # `sglang serve --model-type diffusion` hands its options to another parser,
+            # which servelint has no catalog of: judging them by the LLM server's would
+            # call every diffusion option unknown.
+            said = (f"a `sglang serve --model-type {backend}` launch is not checked: servelint "
+                    f"knows the options of the LLM server only")
+            if said not in result.notices:
+                result.notices.append(said)
+            result.releases.append(LaunchRelease(newest_version(), None, "newest",
+                                                 "not checked (another serve backend)"))
+            result.parsed.append(Reader(load_catalog()).read(launch))
+            continue
         try:
             release = launch_release(text, fmt, launch, path, settings, memo)
         except Exception:
