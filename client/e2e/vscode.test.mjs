@@ -462,8 +462,9 @@ class Session {
     // folder, file results", the folder written "default • k8s" in a multi-root
     // workspace), not a file of the same name opened before (Quick Open lists recently
     // opened files first).
+    // A nested folder reads "chart/templates" in a single-root workspace.
     const first = dir === "." ? (label) => label.startsWith(base)
-      : (label) => `${label},`.startsWith(`${base} ${dir.split("/").join(" • ")},`);
+      : (label) => [dir, dir.split("/").join(" • ")].some((d) => `${label},`.startsWith(`${base} ${d},`));
     await this.pick(() => this.chord("Control+KeyP"), rel, first, `${rel} in Quick Open`);
     await waitUntil(`the editor tab of ${rel}`, () => this.page.evaluate((b) => {
       const tab = document.querySelector(".tabs-container .tab.active");
@@ -775,6 +776,9 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
     ["Python launcher", "launch.py", ["SL002 10:9"]],
     // line 6, the fenced bash block: the same launch line as serve.sh without --port.
     ["Markdown", "DEPLOY.md", ["SL002 6:56"]],
+    // line 18 `            - {{ .Values.backend }}`: the value comes from chart/values.yaml
+    // (flash_infer); the finding sits on the template action, after 14 characters.
+    ["Helm chart template", "chart/templates/deployment.yaml", ["SL007 18:15"]],
   ];
   for (const [format, rel, expected] of FORMATS) {
     test(`${format}: ${rel} shows ${expected.join(", ")} in the Problems panel`, { timeout: TEST_TIMEOUT }, () =>
@@ -784,6 +788,20 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
         await s.expectFindings(rel, expected);
       }));
   }
+
+  test("Helm: the SL007 on {{ .Values.backend }} points at its value in chart/values.yaml (related information in the Problems panel)",
+    { timeout: TEST_TIMEOUT }, () => s.check("helm-values", async () => {
+      const rel = "chart/templates/deployment.yaml";
+      await s.open(rel);
+      await s.showProblems("deployment.yaml");
+      await s.expectFindings(rel, ["SL007 18:15"]);
+      const related = await waitUntil("a related-information row naming values.yaml", () => s.page.evaluate(() => {
+        const rows = [...document.querySelectorAll(".markers-panel .monaco-list-row")].map((r) => r.innerText.replace(/\s+/g, " "));
+        const hit = rows.find((t) => t.includes("values.yaml") && t.includes("flash_infer"));
+        return hit ?? { ok: false, seen: rows };
+      }), 20_000);
+      assert.match(related, /\.Values\.backend is flash_infer/);
+    }));
 
   test("notebook: the cell `!python -m sglang.launch_server ... --tp_size 2` shows SL002 on --tp_size (cell line 1, column 56)",
     { timeout: TEST_TIMEOUT }, () => s.check("problems-notebook", async () => {
