@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from servelint.args import ParsedLaunch, Reader
-from servelint.catalog import Catalog, load_catalog, newest_version
+from servelint.catalog import Catalog, load_catalog, newest_version, resolve_version
 from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
@@ -159,7 +159,6 @@ def launch_release(text: str, fmt: str, launch: Launch, path: str | None,
     """Which release judges `launch`: the explicit setting, else what the files say
     (release.detect_release: image, pin, project, floor), else the newest. A release
     without a catalog is judged by the nearest older one, with a notice."""
-    from servelint.catalog import resolve_version
     if settings.sglang_version != "auto":
         declared: str | None = settings.sglang_version
         source = "setting"

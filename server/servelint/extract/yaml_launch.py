@@ -307,16 +307,10 @@ def _with_values(ctx: Ctx, node: Node, subs: list[Sub]) -> str | None:
             # | quote }}` is `- "8"`); an empty unquoted one is null, not a word.
             return only.text if only.text or only.quote else None
     out: list[str] = []
-    i, n = 0, len(value)
-    while i < n:
-        o = table[i]
-        x = next((x for x in subs if x.start <= o < x.end), None)
+    for ch, _, x in _spliced(value, table, subs):
         if x is None:
-            out.append(value[i])
-            i += 1
+            out.append(ch)
             continue
-        while i < n and x.start <= table[i] < x.end:
-            i += 1
         if style == "plain":
             piece = x.rendered
             if any(u in piece for u in _PLAIN_UNSAFE) or piece.endswith(":"):
@@ -656,22 +650,33 @@ def _substitute(ctx: Ctx, script: str, table: list[int]) -> tuple[str, list[int]
         return script, table
     chars: list[str] = []
     offs: list[int] = []
-    i, n = 0, len(script)
-    while i < n:
-        o = table[i]
-        x = next((x for x in subs if x.start <= o < x.end), None)
+    for ch, o, x in _spliced(script, table, subs):
         if x is None:
-            chars.append(script[i])
+            chars.append(ch)
             offs.append(o)
-            i += 1
             continue
-        while i < n and x.start <= table[i] < x.end:
-            i += 1
         for c in x.rendered:
             chars.append(c)
             offs.append(x.start)
     offs.append(table[-1])
     return "".join(chars), offs
+
+
+def _spliced(text: str, table: list[int], subs: list[Sub]):
+    """Walk `text`, whose characters sit at the document offsets `table`: each character
+    outside the template actions `subs` as (char, offset, None), each run of characters
+    inside one action once, as ("", its first offset, the action)."""
+    i, n = 0, len(text)
+    while i < n:
+        o = table[i]
+        x = next((x for x in subs if x.start <= o < x.end), None)
+        if x is None:
+            yield text[i], o, None
+            i += 1
+            continue
+        while i < n and x.start <= table[i] < x.end:
+            i += 1
+        yield "", o, x
 
 
 def _mask_unknown(ctx: Ctx, script: str, table: list[int]) -> str:
