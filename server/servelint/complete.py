@@ -355,7 +355,7 @@ def _complete_in_launch(text: str, offset: int, launch: Launch,
 
 def _sub_launch(launch: Launch, tokens: list[Token]) -> Launch:
     return Launch(launch.kind, launch.entry, tokens, launch.host, launch.span, launch.env,
-                  launch.anchor)
+                  launch.anchor, launch.image, launch.env_complete)
 
 
 def _present(reader: Reader, launch: Launch, skip: Token | None) -> set[str]:

@@ -85,7 +85,7 @@ def merge_config(launch: Launch, doc_path: str | None,
 
     def merged_with(words: list[Token]) -> Launch:
         return Launch(launch.kind, launch.entry, words, MergedHost(launch.host), launch.span,
-                      launch.env, launch.anchor)
+                      launch.env, launch.anchor, launch.image, launch.env_complete)
 
     cfg = value.text
     if cfg is None or doc_path is None:

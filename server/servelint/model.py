@@ -107,6 +107,7 @@ class Finding:
     deprecated: bool = False
     unnecessary: bool = False
     launch_index: int | None = None
+    sglang: str | None = None  # SGLang's own message for a rule finding (JSON `sglangMessage`)
 
 
 class Host(Protocol):
@@ -166,6 +167,10 @@ class Launch:
     the entrypoint (the module or `serve`), where launch-wide findings sit. `host`
     knows how to edit this document format (quoting, removing tokens cleanly).
     `anchor` is the offset of the line a suppression comment would sit above.
+    `env` holds the environment variables the document sets for the launch (value None when
+    the document does not fix it); `env_complete` says no other variable is set (a
+    Kubernetes container's `env:` without `envFrom`, a compose service's `environment:`
+    without `env_file`), so a variable not in `env` is known to be unset.
     `image` is the container image the launch runs in, as written, and where: the
     image word of the `docker run` (or `podman`, `srun --container-image`, ...) whose
     command it is, its Kubernetes container's or compose service's `image:`, its CI
@@ -181,6 +186,14 @@ class Launch:
     env: dict[str, str | None] = field(default_factory=dict)
     anchor: int = 0
     image: tuple[str, Span] | None = None
+    env_complete: bool = False  # `env` is the whole environment (a container's `env:` without envFrom)
+
+
+class EnvMap(dict):
+    """Environment variables a document sets for a launch; `complete` when the document
+    shows the whole environment (see Launch.env_complete)."""
+
+    complete = False
 
 
 class LineIndex:

@@ -101,6 +101,8 @@ def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None,
     data: dict[str, Any] = {"version": version, "fixes": fixes(f, index)}
     if release is not None:
         data["release"] = release
+    if f.sglang is not None:
+        data["sglangMessage"] = f.sglang
     return _diagnostic(lsp_range(index, f.span), f.message, int(f.severity), f.code,
                        doc_url(f.code, rules), tags, related_information(f, index, uri), data)
 
@@ -146,12 +148,15 @@ def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> di
 def check_record(path: str, d: dict) -> dict:
     """One line of `servelint check --format json`: a projection of the LSP diagnostic
     (`range` zero-based, UTF-16 characters; `severity` as a word; `url` the code's
-    documentation, when it has one; `fixes` with `safe` and `preferred`)."""
+    documentation, when it has one; `fixes` with `safe` and `preferred`; `sglangMessage`,
+    for a rule's finding, SGLang's own message with the launch's values)."""
     rec = {"path": path, "range": d["range"], "severity": Severity(d["severity"]).label,
            "code": d["code"], "message": d["message"], "fixes": d["data"]["fixes"]}
     href = d.get("codeDescription", {}).get("href")
     if href is not None:
         rec["url"] = href
+    if "sglangMessage" in d["data"]:
+        rec["sglangMessage"] = d["data"]["sglangMessage"]
     if "release" in d["data"]:
         rec["release"] = d["data"]["release"]
     return rec

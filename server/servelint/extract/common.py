@@ -39,7 +39,8 @@ def launch_from_tokens(tokens: list[Token], host: Host, span: Span, env: dict | 
     if anchor is None:
         anchor = host.index.line_start(host.index.line_of(span.start))
     return Launch(kind=kind, entry=tokens[at], tokens=tokens[at + 1:], host=host, span=span,
-                  env=dict(env or {}), anchor=anchor, image=container_image(tokens[:at]))
+                  env=dict(env or {}), anchor=anchor, image=container_image(tokens[:at]),
+                  env_complete=getattr(env, "complete", False))
 
 
 def script_word(tokens: list[Token]) -> int | None:

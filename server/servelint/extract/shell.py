@@ -1205,6 +1205,36 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
     return result
 
 
+_EXPORT = re.compile(r"^[ \t]*(?:export|declare[ \t]+-x)[ \t]+((?:[A-Za-z_][A-Za-z0-9_]*(?:=(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;#]*))?[ \t]*)+)"
+                     r"|^[ \t]*unset[ \t]+([A-Za-z_][A-Za-z0-9_ \t]*)", re.M)
+_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=('[^'\n]*'|\"[^\"\n]*\"|[^\s;#]*))?")
+
+
+def exported(text: str, upto: int) -> dict[str, str | None]:
+    """The variables a script exports before offset `upto` (`export NAME=value`, `declare
+    -x`), as the launch's environment; a value with an expansion is None (set, value not
+    fixed); `unset NAME` takes one out again. Read line by line, not by control flow."""
+    env: dict[str, str | None] = {}
+    if "export" not in text and "declare" not in text:
+        return env
+    for m in _EXPORT.finditer(text, 0, upto):
+        if m.group(2):
+            for name in m.group(2).split():
+                env.pop(name, None)
+            continue
+        for name, value in _ASSIGN.findall(m.group(1)):
+            if value[:1] in ("'", '"'):
+                quoted = value[1:-1]
+                env[name] = None if value[0] == '"' and ("$" in quoted or "`" in quoted) else quoted
+            elif value:
+                env[name] = None if "$" in value or "`" in value else value
+            elif "=" in m.group(1).split(name, 1)[1][:1]:
+                env[name] = ""
+            else:
+                env.setdefault(name, None)  # `export NAME`: set if the shell had it
+    return env
+
+
 def logical_line_start(index: LineIndex, line: int) -> int:
     """The first line of the logical line that `line` belongs to: a command that starts on a
     line continued with a backslash (`cd /x && \\`) starts, for a comment above it, where
@@ -1247,7 +1277,7 @@ def _command(node, src: Source, host: ShellHost, result: ShellResult, depth: int
         args = doc_placeholders(args, src.placeholders)
     if arrays:
         args = expand_arrays(args, node, src, host)
-    env: dict[str, str | None] = {}
+    env: dict[str, str | None] = exported(src.text, src.char_offset(node.start_point))
     for a in assigns:
         name = a.child_by_field_name("name")
         value = a.child_by_field_name("value")

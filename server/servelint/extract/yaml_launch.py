@@ -54,7 +54,7 @@ from servelint.extract.helm_values import Source, ValuesHost, chart_of
 from servelint.extract.yaml_compose import Word, compose_value, compose_words
 from servelint.extract.yaml_host import LOADER, FixedHost, Part, YamlHost
 from servelint.extract.yaml_templates import Prepared, Sub, chunks, overlaps, prepare
-from servelint.model import Launch, LineIndex, Span, Token
+from servelint.model import EnvMap, Launch, LineIndex, Span, Token
 
 
 class _Mark(Protocol):  # yaml.Mark, or libyaml's
@@ -414,7 +414,7 @@ def _container(ctx: Ctx, node: Node, first_key: str, second_key: str,
     `open_ended`: arguments may be added elsewhere (another object completes this one), so a
     launch written without any is not known to lack them."""
     values = [v for v in (node.get(first_key), node.get(second_key)) if v is not None]
-    return _command_launch(ctx, values, _env(node), [(node.start, node.end)], open_ended)
+    return _command_launch(ctx, values, _env(node, whole=True), [(node.start, node.end)], open_ended)
 
 
 def _command_launch(ctx: Ctx, values: list[Node], env: dict, within: list[tuple[int, int]],
@@ -502,10 +502,13 @@ def _launch_or_script(ctx: Ctx, tokens: list[Token], host, origin: dict, env: di
     return True
 
 
-def _env(node: Node, key: str = "env") -> dict[str, str | None]:
+def _env(node: Node, key: str = "env", whole: bool = False) -> EnvMap:
     """A container's `env` (Kubernetes) or a service's `environment` (compose); `key`: another
-    name for the Kubernetes form (llmaz's `envs`)."""
-    env: dict[str, str | None] = {}
+    name for the Kubernetes form (llmaz's `envs`). `whole`: the node is a container or a
+    service, so its environment is complete unless it also reads variables from elsewhere
+    (`envFrom`, `env_file`) or passes the host's through (a compose name without a value)."""
+    env = EnvMap()
+    env.complete = whole and node.get("envFrom") is None and node.get("env_file") is None
     value = node.get(key) or node.get("environment")
     if value is None:
         return env
@@ -522,10 +525,15 @@ def _env(node: Node, key: str = "env") -> dict[str, str | None]:
             elif item.kind == "scalar" and item.value and "=" in item.value:
                 key, text = item.value.split("=", 1)
                 env[key] = text
+            elif item.kind == "scalar":
+                env.complete = False  # `- NAME`: the host's value, if it has one
     elif value.kind == "map":
         for k, v in value.pairs():
             given = v.resolved()
             if k.kind == "scalar":
+                if given.kind == "scalar" and not given.value and given.style in (None, "plain"):
+                    env.complete = False  # `NAME:` with no value: the host's, if it has one
+                    continue
                 env[k.value or ""] = given.value if given.kind == "scalar" else None
     return env
 

@@ -52,7 +52,8 @@ SEED_FIELDS: FieldTypes = {
 }
 MACHINE_FIELDS: FieldTypes = {
     "code": str, "condition": dict, "fixes": list, "appliesTo": (dict, str, list),
-    "examples": dict, "messageTemplate": str, "docsUrl": str, "verifiedBy": dict,
+    "examples": dict, "messageTemplate": str, "sglangTemplate": str, "docsUrl": str,
+    "verifiedBy": dict,
 }
 REQUIRED = ("id", "errorMessage")
 CODE_RE = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Za-z0-9]+)?[0-9A-Za-z]*$")
@@ -107,6 +108,15 @@ class Rule:
     @property
     def options(self) -> list[Option]:
         return options_of(self.condition)
+
+    @property
+    def dependencies(self) -> list:
+        """The GPU, environment and model atoms of the condition (cached)."""
+        got = self.__dict__.get("_dependencies")
+        if got is None:
+            from servelint.rules.condition import dependency_atoms
+            got = self.__dict__["_dependencies"] = dependency_atoms(self.condition)
+        return got
 
     @property
     def slug(self) -> str:

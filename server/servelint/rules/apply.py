@@ -8,7 +8,10 @@ from typing import Sequence
 from servelint.args import ParsedLaunch, Use
 from servelint.model import Edit, Finding, Fix, Related
 from servelint.rules import FixEdit, Rule, RuleFix, RuleSet
-from servelint.rules.condition import effective_value, evaluate, present_options
+from servelint.model import Severity
+from servelint.rules.condition import (Env, Gpu, Model, assumptions, describe, effective_value,
+                                       evaluate, present_options, unknown_source)
+from servelint.rules.resolve import expand_written, view
 from servelint.rules.context import RuleContext
 
 
@@ -42,7 +45,7 @@ def fix_edits(parsed: ParsedLaunch, fx: RuleFix, anchor: Use | None = None) -> l
     host = launch.host
     edits: list[Edit] = []
     after = launch.tokens[anchor.last_index] if anchor is not None else _last_token(parsed)
-    for e in fx.edits:
+    for e in _written_back(parsed, fx.edits):
         uses = parsed.uses_of(e.option.dest)
         if e.op == "remove":
             if not uses:
@@ -74,6 +77,25 @@ def fix_edits(parsed: ParsedLaunch, fx: RuleFix, anchor: Use | None = None) -> l
     return edits
 
 
+def _written_back(parsed: ParsedLaunch, edits) -> list[FixEdit]:
+    """The edits in the spelling the launch uses: an edit of an option that a resolution
+    step derived from other options (`--attn-dp-size` from `--enable-dp-attention
+    --dp-size N`) is made to those options (normalize.yaml `writeBack`)."""
+    resolved = view(parsed)
+    out: list[FixEdit] = []
+    for e in edits:
+        back = None if parsed.uses_of(e.option.dest) else resolved.write_back(e.option.dest)
+        if back is None:
+            out.append(e)
+        elif e.op == "remove" or (e.op == "set" and e.value == e.option.default):
+            out.extend(FixEdit(op, opt, opt.name) for op, opt in back.default)
+        elif e.op == "set" and back.value is not None:
+            out.append(FixEdit("set", back.value, back.value.name, e.value))
+        else:
+            out.append(e)
+    return out
+
+
 def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
     """The flag a finding sits on: the one the preferred fix changes, when written."""
     for fx in rule.fixes:
@@ -89,10 +111,9 @@ def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
     return None
 
 
-def _message(rule: Rule, ctx: RuleContext) -> str:
-    """SGLang's message, with the launch's own values where SGLang prints values."""
-    if not rule.template:
-        return rule.message
+def render(template: str, ctx: RuleContext) -> str:
+    """A message template with `{--flag}` replaced by the launch's value of the option (as
+    SGLang's checks see it: normalised and resolved)."""
     catalog = ctx.catalog
 
     def value(m: re.Match[str]) -> str:
@@ -100,9 +121,50 @@ def _message(rule: Rule, ctx: RuleContext) -> str:
         known, v = effective_value(ctx.launch, opt) if opt is not None else (False, None)
         if not known:
             return "<unknown>"
-        return _text(v) if not isinstance(v, list) else str(v)
+        if isinstance(v, list):
+            return " ".join(_text(x) for x in v)
+        return _text(v) if v is not None else "none"
 
-    return re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, rule.template)
+    return re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, template)
+
+
+def _message(rule: Rule, ctx: RuleContext) -> str:
+    """servelint's message for this launch (the record's messageTemplate), else SGLang's."""
+    return render(rule.template, ctx) if rule.template else rule.message
+
+
+def sglang_message(rule: Rule, ctx: RuleContext) -> str:
+    """SGLang's own message, with the launch's values where SGLang prints them."""
+    template = rule.record.get("sglangTemplate")
+    return render(template, ctx) if template else rule.message
+
+
+def _depends(rule: Rule, ctx: RuleContext) -> str | None:
+    """When the rule holds only if the GPU, the environment or the model is as SGLang's
+    refusal needs and the file does not say: the sentence that names the condition."""
+    if not rule.dependencies:
+        return None
+    needed = assumptions(rule.condition, ctx)
+    if not needed:
+        return None
+    clauses = []
+    for atom, value in needed:
+        # "unless SGLANG_X is set" reads better than "when SGLANG_X is not set"; a GPU or
+        # a model named reads better as "when"
+        negative = (isinstance(atom, Env) and atom.op == "set" and atom.value is False) or (
+            isinstance(atom, Model) and value is False) or (isinstance(atom, Gpu) and value is False)
+        clauses.append((negative, describe(atom, not value) if negative else describe(atom, value)))
+    if all(neg for neg, _ in clauses):
+        condition = "unless " + " or ".join(text for _, text in clauses)
+    else:
+        condition = "when " + " and ".join(
+            text if not neg else f"not ({text})" for neg, text in clauses)
+    hints = []
+    for atom, _ in needed:
+        hint = unknown_source(atom)
+        if hint not in hints:
+            hints.append(hint)
+    return f"SGLang refuses this {condition}; {'; '.join(hints)}."
 
 
 def apply_rules(parsed: ParsedLaunch, rules: RuleSet | Sequence[Rule],
@@ -113,9 +175,16 @@ def apply_rules(parsed: ParsedLaunch, rules: RuleSet | Sequence[Rule],
     out = []
     ctx = RuleContext.of(parsed, gpu)
     if isinstance(rules, RuleSet):
-        rules = rules.rules if parsed.uncertain else rules.candidates(parsed.written(), gpu)
+        rules = rules.rules if parsed.uncertain else rules.candidates(
+            expand_written(parsed.written(), parsed.catalog), gpu)
     for rule in rules:
-        if evaluate(rule.condition, ctx) is not True:
+        held = evaluate(rule.condition, ctx)
+        depends = None
+        if held is None:
+            depends = _depends(rule, ctx)
+            if depends is None:
+                continue
+        elif held is False:
             continue
         target = _target(parsed, rule)
         span = target.name_span if target else parsed.launch.entry.span
@@ -132,6 +201,11 @@ def apply_rules(parsed: ParsedLaunch, rules: RuleSet | Sequence[Rule],
             edits = fix_edits(parsed, fx, target)
             if edits:
                 fixes.append(Fix(fx.title, edits, preferred=fx.preferred, safe=fx.safe))
-        out.append(Finding(rule.code, rule.severity, _message(rule, ctx), span, related=related,
-                           fixes=fixes))
+        message = _message(rule, ctx)
+        severity = rule.severity
+        if depends:
+            message = f"{message} {depends}"
+            severity = Severity(max(int(severity), int(Severity.WARNING)))
+        out.append(Finding(rule.code, severity, message, span, related=related, fixes=fixes,
+                           sglang=sglang_message(rule, ctx)))
     return out

@@ -107,6 +107,25 @@ class Gpu:
 
 
 @dataclass(frozen=True)
+class Env:
+    """An environment variable of the launch: `op` is set (value True/False), eq, ne, in, notIn."""
+    name: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Model:
+    """The served model: `field` is architecture or type (config.json model_type)."""
+    field: str
+    values: tuple
+
+
+DEPENDENCIES = (Gpu, Env, Model)  # atoms decided by something other than the launch's options
+ENV_OPS = ("set", "eq", "ne", "in", "notIn")
+
+
+@dataclass(frozen=True)
 class Ref:
     """An option's effective value inside an expression."""
     option: Option
@@ -144,6 +163,33 @@ def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any
         if not isinstance(gens, list) or not gens or any(g not in GPUS for g in gens):
             raise ConditionError(f"{where}.gpu: expected GPU generations among {', '.join(GPUS)}")
         return Gpu(tuple(gens))
+    if "env" in keys:
+        name = raw["env"]
+        ops = keys - {"env"}
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ConditionError(f"{where}.env: expected an environment variable name, got {name!r}")
+        if len(ops) != 1 or not ops <= set(ENV_OPS):
+            raise ConditionError(f"{where}: an env test takes exactly one of {', '.join(ENV_OPS)}")
+        op = next(iter(ops))
+        value = raw[op]
+        if op == "set" and not isinstance(value, bool):
+            raise ConditionError(f"{where}.set: expected true or false")
+        if op in ("in", "notIn"):
+            if not isinstance(value, list) or not value:
+                raise ConditionError(f"{where}.{op}: expected a list of values")
+            value = tuple(str(v) for v in value)
+        elif op in ("eq", "ne"):
+            value = str(value)
+        return Env(name, op, value)
+    if keys == {"model"}:
+        spec = raw["model"]
+        if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in ("architecture", "type"):
+            raise ConditionError(f"{where}.model: expected {{architecture: [...]}} or {{type: [...]}}")
+        field_, values = next(iter(spec.items()))
+        values = [values] if isinstance(values, str) else values
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+            raise ConditionError(f"{where}.model.{field_}: expected a list of names")
+        return Model(field_, tuple(values))
     if keys in ({"present"}, {"absent"}):
         key = next(iter(keys))
         opt = _option(raw[key], catalog, f"{where}.{key}")
@@ -257,7 +303,7 @@ def options_of(cond: Any) -> list[Option]:
                 walk(x)
         elif isinstance(c, Not):
             walk(c.item)
-        elif isinstance(c, Gpu):
+        elif isinstance(c, DEPENDENCIES):
             return
         elif isinstance(c, ValueTest):
             for o in expr_options(c.expr) + expr_options(c.target):
@@ -291,7 +337,14 @@ def present_options(cond: Any) -> list[Option]:
 
 
 def effective_value(launch: Written, opt: Option) -> tuple[bool, Any]:
-    """(known, value): the value SGLang would see for `opt` in this launch."""
+    """(known, value): the value SGLang's checks see for `opt` in this launch, after its
+    normalisation and resolution (resolve.py, normalize.yaml)."""
+    from servelint.rules.resolve import view
+    return view(launch).value(opt)
+
+
+def raw_effective_value(launch: Written, opt: Option) -> tuple[bool, Any]:
+    """(known, value): the value SGLang's parser hands over for `opt`, before resolution."""
     use = launch.last_use(opt.dest)
     if use is None:
         if launch.uncertain:
@@ -348,9 +401,12 @@ def evaluate(cond: Any, ctx: RuleContext) -> bool | None:
     if isinstance(cond, Present):
         if launch.uses_of(cond.option.dest):
             return True
+        from servelint.rules.resolve import view
+        if view(launch).set_by_step(cond.option.dest):
+            return True
         return None if launch.uncertain else False
-    if isinstance(cond, Gpu):
-        return None if ctx.gpu is None else ctx.gpu in cond.gens
+    if isinstance(cond, (Gpu, Env, Model)):
+        return _dependency(cond, ctx)
     if isinstance(cond, ValueTest):
         value = compute(cond.expr, launch)
         if value is UNKNOWN:
@@ -567,9 +623,122 @@ def mentions_gpu(cond) -> bool:
     return isinstance(cond, Gpu)
 
 
+# --- what a verdict depends on ----------------------------------------------------------
+
+
+def _dependency(atom: Any, ctx: RuleContext) -> bool | None:
+    """A GPU, environment or model atom: settled by what the file (or the settings) show,
+    else by the assumption being tried (`ctx.assume`), else unknown."""
+    got = _settle(atom, ctx)
+    if got is None and ctx.assume:
+        return ctx.assume.get(atom)
+    return got
+
+
+def _settle(atom: Any, ctx: RuleContext) -> bool | None:
+    if isinstance(atom, Gpu):
+        return None if ctx.gpu is None else ctx.gpu in atom.gens
+    if isinstance(atom, Model):
+        model = ctx.model or {}
+        have = model.get(atom.field)
+        return None if have is None else have in atom.values
+    env = ctx.env or {}
+    if atom.name in env:
+        value = env[atom.name]
+        if atom.op == "set":
+            return atom.value is True
+        if value is None:
+            return None  # set, to a value the file does not fix
+    elif ctx.env_complete:
+        value = None  # the file shows the whole environment, and not this variable
+        if atom.op == "set":
+            return atom.value is False
+    else:
+        return None
+    if atom.op == "eq":
+        return value == atom.value
+    if atom.op == "ne":
+        return value != atom.value
+    if atom.op == "in":
+        return value in atom.value
+    return value not in atom.value
+
+
+def dependency_atoms(cond: Any) -> list[Any]:
+    out: list[Any] = []
+
+    def walk(c):
+        if isinstance(c, (All, Any_)):
+            for x in c.items:
+                walk(x)
+        elif isinstance(c, Not):
+            walk(c.item)
+        elif isinstance(c, DEPENDENCIES) and c not in out:
+            out.append(c)
+
+    walk(cond)
+    return out
+
+
+def assumptions(cond: Any, ctx: RuleContext) -> list[tuple[Any, bool]] | None:
+    """When `cond` is unknown only because of GPU, environment or model atoms the file does
+    not settle: the fewest of those atoms' values under which it holds, as (atom, value);
+    None when no such values exist or something else is unknown."""
+    from dataclasses import replace
+    from itertools import product
+
+    open_atoms = [a for a in dependency_atoms(cond) if _settle(a, ctx) is None]
+    if not open_atoms or len(open_atoms) > 6:
+        return None
+    for values in sorted(product((True, False), repeat=len(open_atoms)), key=lambda v: -sum(v)):
+        trial = replace(ctx, assume=dict(zip(open_atoms, values)))
+        if evaluate(cond, trial) is True:
+            # keep only the atoms the verdict needs: drop one whose other value also holds
+            needed = []
+            for atom, v in zip(open_atoms, values):
+                other = dict(trial.assume or {})
+                other[atom] = not v
+                if evaluate(cond, replace(ctx, assume=other)) is not True:
+                    needed.append((atom, v))
+            return needed or None
+    return None
+
+
+def describe(atom: Any, value: bool) -> str:
+    """The condition an atom with this value stands for, in words."""
+    if isinstance(atom, Gpu):
+        gens = " or ".join(atom.gens)
+        return f"the GPU is {gens}" if value else f"the GPU is not {gens}"
+    if isinstance(atom, Model):
+        what = "architecture" if atom.field == "architecture" else "model type"
+        names = ", ".join(atom.values)
+        one = len(atom.values) == 1
+        if value:
+            return f"the model's {what} is {names}" if one else f"the model's {what} is one of {names}"
+        return f"the model's {what} is not {names}" if one else f"the model's {what} is none of {names}"
+    if atom.op == "set":
+        return f"{atom.name} is set" if atom.value == value else f"{atom.name} is not set"
+    shown = {"eq": f"is {atom.value}", "ne": f"is not {atom.value}",
+             "in": f"is one of {', '.join(atom.value) if isinstance(atom.value, tuple) else atom.value}",
+             "notIn": f"is none of {', '.join(atom.value) if isinstance(atom.value, tuple) else atom.value}"}
+    negated = {"eq": "ne", "ne": "eq", "in": "notIn", "notIn": "in"}
+    return f"{atom.name} {shown[atom.op if value else negated[atom.op]]}"
+
+
+def unknown_source(atom: Any) -> str:
+    """What the user can do so that servelint settles the atom."""
+    if isinstance(atom, Gpu):
+        return "set the `gpu` setting to check it for your GPU"
+    if isinstance(atom, Model):
+        return "servelint does not read the model's config.json"
+    return f"this file does not say whether {atom.name} is set"
+
+
 def trigger_key(cond) -> set[str] | None:
     """A small set of dests at least one of which a launch must write for `cond` to hold,
     or None when there is none (the condition may hold with nothing written)."""
+    if isinstance(cond, DEPENDENCIES) or not options_of(cond):
+        return None  # says nothing about which options a launch writes
     if not is_false_when_nothing_written(cond):
         return None
     if isinstance(cond, All):

@@ -1,11 +1,11 @@
 """What a rule is evaluated against: the launch as read, the release's flag catalog, the
-target GPU (the `gpu` setting). Passed explicitly to `evaluate`; the model a launch serves
-will join these fields when rules read it."""
+target GPU (the `gpu` setting), the launch's environment as the file shows it, and the
+served model when known. Passed explicitly to `evaluate`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Mapping, Protocol
 
 from servelint.args import ParsedLaunch, Use
 from servelint.catalog import Catalog
@@ -29,7 +29,13 @@ class RuleContext:
     launch: Written
     catalog: Catalog | None  # the release's catalog; None only for the empty launch of the index
     gpu: str | None = None  # the target GPU generation, None when the user has not said
+    env: Mapping[str, str | None] | None = None  # variables the file sets (None: value not fixed)
+    env_complete: bool = False  # the file shows the whole environment: others are unset
+    model: Mapping[str, str] | None = None  # {"architecture": ..., "type": ...} when known
+    assume: dict[Any, bool] | None = None  # values tried for unsettled GPU/env/model atoms
 
     @classmethod
     def of(cls, parsed: ParsedLaunch, gpu: str | None = None) -> RuleContext:
-        return cls(parsed, parsed.catalog, gpu)
+        launch = parsed.launch
+        return cls(parsed, parsed.catalog, gpu, env=launch.env,
+                   env_complete=getattr(launch, "env_complete", False))

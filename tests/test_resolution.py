@@ -1,0 +1,232 @@
+"""Rules see a launch as SGLang's resolution sees it (rules/normalize.yaml, resolve.py), and
+a verdict that depends on the environment, the model or the GPU becomes a warning that
+names the condition, or an error / nothing where the file settles it."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from servelint.edits import apply_edits
+from servelint.engine import lint
+from servelint.settings import Settings
+
+PACK = """
+- id: t-sidecar
+  code: T1
+  errorMessage: "--sidecar requires --grpc-port or SGLANG_GRPC_PORT."
+  sglangTemplate: "--sidecar requires --grpc-port or SGLANG_GRPC_PORT (sidecar {--sidecar})."
+  messageTemplate: "--sidecar {--sidecar} needs a gRPC port to talk to. Add --grpc-port."
+  condition:
+    all:
+    - present: --sidecar
+    - absent: --grpc-port
+    - {env: SGLANG_GRPC_PORT, set: false}
+- id: t-spec
+  code: T2
+  errorMessage: x
+  messageTemplate: "algorithm {--speculative-algorithm} with attention DP {--attn-dp-size}, dp {--dp-size}."
+  condition:
+    all:
+    - {option: --speculative-algorithm, eq: EAGLE}
+    - {option: --attn-dp-size, gt: 1}
+  fixes:
+  - title: Set --attn-dp-size 1
+    edits: [{set: --attn-dp-size, value: 1}]
+    preferred: true
+- id: t-replicas
+  code: T4
+  errorMessage: x
+  messageTemplate: "replicas {--dp-size}."
+  condition: {option: --dp-size, gt: 1}
+- id: t-gpu
+  code: T3
+  errorMessage: x
+  messageTemplate: "kv {--kv-cache-dtype}. Remove it."
+  condition:
+    all:
+    - {option: --kv-cache-dtype, eq: fp8_e5m2}
+    - gpu: [sm100]
+- id: t-model
+  code: T5
+  errorMessage: x
+  messageTemplate: "two-batch overlap without attention DP. Set --attn-dp-size."
+  condition:
+    all:
+    - {option: --enable-two-batch-overlap, truthy: true}
+    - not: {model: {architecture: [DeepseekV3ForCausalLM, Qwen3MoeForCausalLM]}}
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    rules = tmp_path / ".servelint" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "t.yaml").write_text(PACK)
+    return tmp_path
+
+
+def run(project, name, text, gpu=None):
+    path = project / name
+    path.write_text(text)
+    result = lint(text, path=str(path), settings=Settings(gpu=gpu))
+    return result, [f for f in result.findings if f.code.startswith("T")]
+
+
+LAUNCH = "python3 -m sglang.launch_server --model-path m "
+
+
+@pytest.mark.parametrize("spelling", ["eagle", "Eagle", "EAGLE", "nextn", "NextN"])
+def test_values_are_normalised_as_sglang_does(project, spelling):
+    _, got = run(project, "a.sh", LAUNCH + f"--speculative-algorithm {spelling} --attn-dp-size 2 --tp-size 2\n")
+    assert [f.code for f in got] == ["T2"]
+    assert got[0].message == "algorithm EAGLE with attention DP 2, dp 1."
+
+
+def test_other_values_are_not_normalised_into_a_match(project):
+    _, got = run(project, "a.sh", LAUNCH + "--speculative-algorithm eagle3 --attn-dp-size 2 --tp-size 2\n")
+    assert got == []
+
+
+def test_deprecated_dp_attention_spelling_reads_as_attn_dp_size(project):
+    text = LAUNCH + "--speculative-algorithm EAGLE --enable-dp-attention --dp-size 2 --tp-size 2\n"
+    result, got = run(project, "a.sh", text)
+    assert [f.code for f in got] == ["T2"]  # not T4: --dp-size 2 counts attention DP here
+    assert got[0].message == "algorithm EAGLE with attention DP 2, dp 1."
+    # The fix to --attn-dp-size is written in the launch's own spelling: the deprecated pair goes.
+    (fix,) = got[0].fixes
+    fixed = apply_edits(text, fix.edits)
+    assert fixed.split() == (LAUNCH + "--speculative-algorithm EAGLE --tp-size 2").split()
+    assert not [f for f in lint(fixed, path=str(project / "a.sh")).findings if f.code == "T2"]
+
+
+def test_replicas_without_the_deprecated_flag_stay_replicas(project):
+    _, got = run(project, "a.sh", LAUNCH + "--dp-size 2\n")
+    assert [f.code for f in got] == ["T4"]
+    # --attn-dp-size written next to the deprecated flag: the flag adds nothing, dp stays.
+    _, got = run(project, "a.sh", LAUNCH + "--enable-dp-attention --attn-dp-size 2 --dp-size 2 --tp-size 4\n")
+    assert sorted(f.code for f in got) == ["T4"]
+
+
+def test_unknown_dp_size_keeps_attention_dp_unknown(project):
+    _, got = run(project, "a.sh", LAUNCH + "--speculative-algorithm EAGLE --enable-dp-attention --dp-size $DP\n")
+    assert got == []
+
+
+def test_environment_dependency_is_a_warning_that_names_it(project):
+    result, (f,) = run(project, "a.sh", LAUNCH + "--sidecar ./agent\n")
+    assert f.severity == 2
+    assert f.message.startswith("--sidecar ./agent needs a gRPC port to talk to. Add --grpc-port.")
+    assert "SGLang refuses this unless SGLANG_GRPC_PORT is set" in f.message
+    assert f.sglang == "--sidecar requires --grpc-port or SGLANG_GRPC_PORT (sidecar ./agent)."
+
+
+@pytest.mark.parametrize("text", [
+    "SGLANG_GRPC_PORT=50051 " + LAUNCH + "--sidecar x\n",
+    "export SGLANG_GRPC_PORT=50051\n" + LAUNCH + "--sidecar x\n",
+    "export A=1 SGLANG_GRPC_PORT=\"$PORT\"\n" + LAUNCH + "--sidecar x\n",
+    "env SGLANG_GRPC_PORT=1 " + LAUNCH + "--sidecar x\n",
+])
+def test_shell_environment_settles_it(project, text):
+    _, got = run(project, "a.sh", text)
+    assert got == []
+
+
+def test_unset_after_export_brings_the_warning_back(project):
+    _, got = run(project, "a.sh", "export SGLANG_GRPC_PORT=1\nunset SGLANG_GRPC_PORT\n" + LAUNCH + "--sidecar x\n")
+    assert [f.severity for f in got] == [2]
+
+
+K8S = """apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - name: a
+    image: lmsysorg/sglang:v0.5.23
+    command: [python3, -m, sglang.launch_server, --model-path, m, --sidecar, x]
+{env}"""
+
+
+@pytest.mark.parametrize("env, want", [
+    ("    env:\n    - {name: HF_TOKEN, value: t}\n", [1]),  # the whole environment: unset -> error
+    ("", [1]),  # no env at all: nothing sets it
+    ("    env:\n    - {name: SGLANG_GRPC_PORT, value: \"50051\"}\n", []),
+    ("    env:\n    - name: SGLANG_GRPC_PORT\n      valueFrom: {configMapKeyRef: {name: c, key: k}}\n", []),
+    ("    envFrom:\n    - configMapRef: {name: c}\n", [2]),  # may come from the ConfigMap
+])
+def test_kubernetes_env_settles_it(project, env, want):
+    _, got = run(project, "pod.yaml", K8S.format(env=env))
+    assert [f.severity for f in got] == want
+
+
+@pytest.mark.parametrize("env, want", [
+    ("    environment:\n      HF_TOKEN: t\n", [1]),
+    ("    environment:\n      SGLANG_GRPC_PORT: 50051\n", []),
+    ("    environment:\n      - SGLANG_GRPC_PORT=50051\n", []),
+    ("    environment:\n      - SGLANG_GRPC_PORT\n", [2]),  # the host's value, if any
+    ("    env_file: .env\n", [2]),
+])
+def test_compose_environment_settles_it(project, env, want):
+    text = ("services:\n  sglang:\n    image: lmsysorg/sglang:v0.5.23\n"
+            "    command: python3 -m sglang.launch_server --model-path m --sidecar x\n" + env)
+    _, got = run(project, "compose.yaml", text)
+    assert [f.severity for f in got] == want
+
+
+def test_launch_json_env_settles_it(project):
+    cfg = {"version": "0.2.0", "configurations": [{
+        "name": "a", "type": "debugpy", "request": "launch", "module": "sglang.launch_server",
+        "args": ["--model-path", "m", "--sidecar", "x"], "env": {"SGLANG_GRPC_PORT": "1"}}]}
+    (project / ".vscode").mkdir()
+    _, got = run(project, ".vscode/launch.json", json.dumps(cfg))
+    assert got == []
+    del cfg["configurations"][0]["env"]
+    _, got = run(project, ".vscode/launch.json", json.dumps(cfg))
+    assert [f.severity for f in got] == [2]
+
+
+def test_gpu_dependency(project):
+    text = LAUNCH + "--kv-cache-dtype fp8_e5m2\n"
+    (_, (f,)) = run(project, "a.sh", text)
+    assert f.severity == 2 and "SGLang refuses this when the GPU is sm100" in f.message
+    assert "`gpu` setting" in f.message
+    _, got = run(project, "a.sh", text, gpu="sm100")
+    assert [(g.severity, g.message) for g in got] == [(1, "kv fp8_e5m2. Remove it.")]
+    _, got = run(project, "a.sh", text, gpu="sm90")
+    assert got == []
+
+
+def test_model_dependency(project):
+    (_, (f,)) = run(project, "a.sh", LAUNCH + "--enable-two-batch-overlap\n")
+    assert f.severity == 2
+    assert ("SGLang refuses this unless the model's architecture is one of DeepseekV3ForCausalLM, "
+            "Qwen3MoeForCausalLM") in f.message
+
+
+def test_normalize_data_names_real_options_and_sources():
+    from servelint.catalog import load_catalog
+    from servelint.rules.resolve import _data, normalizer
+    data = _data()
+    cat = load_catalog("0.5.23")
+    for name in data["values"]:
+        assert cat.lookup(name) is not None, name
+    norm = normalizer(cat)
+    assert len(norm.steps) == len(data["steps"])  # every step parses against 0.5.23
+    for step in data["steps"]:
+        assert step["source"].startswith("sglang/srt/")
+    for spec in data["values"].values():
+        assert spec["source"].startswith("sglang/srt/")
+
+
+def test_condition_errors_for_new_atoms():
+    from servelint.catalog import load_catalog
+    from servelint.rules.condition import ConditionError, parse_condition
+    cat = load_catalog("0.5.23")
+    for raw, msg in [({"env": "1BAD", "set": True}, "environment variable name"),
+                     ({"env": "X", "set": "yes"}, "true or false"),
+                     ({"env": "X", "gt": 1}, "an env test takes"),
+                     ({"model": {"family": ["x"]}}, "architecture"),
+                     ({"model": {"architecture": []}}, "list of names")]:
+        with pytest.raises(ConditionError, match=msg):
+            parse_condition(raw, cat)
