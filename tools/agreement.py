@@ -16,6 +16,19 @@ sample are not graded on it. `--device cpu` judges them the way the CPU-only che
 The judged rows go to `--data` (default: a file under /tmp). The samples judged so far are
 kept in tests/data/conformance/holdout/<seed>-<device>.jsonl; re-measure one with
 `--data tests/data/conformance/holdout/505-sm90.jsonl`.
+
+Variants of real-world launches: `--vary N --seed S` generates N launches with
+tools/vary_launches.py (real launches from SGLang's repo and servelint's real-file corpora,
+some with a bundled rule's trigger injected, each family once as written and then varied:
+`--opt=v`, unique prefixes, aliases, value case, order, extra options, another value, options
+moved into a `--config` YAML file), has SGLang judge every one (config files written into a
+temporary folder that is the oracle's working directory; servelint reads the same file next
+to the launch it lints), keeps the judged rows in
+tests/data/conformance/holdout/vary-<seed>-<device>.jsonl and prints the same two figures,
+plus, per variant family, how often servelint's verdict (error or not) equals SGLang's on
+each variant, and how often servelint's verdict changes from the original's exactly when
+SGLang's does. `--verbose` lists misses and false errors with the variations that were
+applied, and groups them by rule and site.
 """
 
 from __future__ import annotations
@@ -37,37 +50,140 @@ def site_classes() -> dict[str, str]:
     return {f"{f}:{line}": got[0]["class"] for (f, line), got in rows.items()}
 
 
-def servelint_errors(args: str) -> list[str]:
+RULES_FAILED = "internal error while applying rules"
+
+
+def servelint_lint(args: str, config: str | None = None, config_name: str | None = None):
+    """servelint's result on the launch; with a config file, the file is written next to
+    the launch (a temporary folder) under the name the launch gives it."""
+    import tempfile
     from servelint.engine import lint
     argv = shlex.split(args)
     if not {"--model-path", "--model"} & set(argv):
         argv = ["--model-path", "/models/tiny"] + argv
     text = "python3 -m sglang.launch_server " + shlex.join(argv) + "\n"
-    return [f"{f.code} {f.message}" for f in lint(text, path="sampled.sh").findings if f.severity == 1]
+    if config is None:
+        return lint(text, path="sampled.sh")
+    with tempfile.TemporaryDirectory(prefix="servelint-vary-") as tmp:
+        with open(os.path.join(tmp, config_name), "w", encoding="utf-8") as fh:
+            fh.write(config)
+        return lint(text, path=os.path.join(tmp, "sampled.sh"))
+
+
+def servelint_errors(args: str, config: str | None = None, config_name: str | None = None) -> list[str]:
+    result = servelint_lint(args, config, config_name)
+    return [f"{f.code} {f.message}" for f in result.findings if f.severity == 1]
+
+
+def sglang_class(row, classes) -> str:
+    """accepted / flag (rejected for a flag-decided reason) / other (model, hardware,
+    unclassified site) / environment."""
+    if row["verdict"] == "accepted":
+        return "accepted"
+    if row["verdict"] == "rejected":
+        cls = "flags" if row.get("step") == "parse" else classes.get(row.get("where") or "", "?")
+        return "flag" if cls in ("flags", "derived") else "other"
+    return "environment"
 
 
 def measure(rows, classes):
     out = {"accepted": 0, "false_errors": [], "flag_rejections": 0, "reported": 0, "missed": [],
-           "other_rejections": 0, "environment": 0}
+           "other_rejections": 0, "environment": 0, "rules_failed": 0, "errors": []}
     for row in rows:
-        errors = servelint_errors(row["args"])
-        if row["verdict"] == "accepted":
+        result = servelint_lint(row["args"], row.get("config"), row.get("config_name"))
+        errors = [f"{f.code} {f.message}" for f in result.findings if f.severity == 1]
+        out["errors"].append(errors)
+        if any(RULES_FAILED in n for n in result.notices):
+            out["rules_failed"] += 1
+        got = sglang_class(row, classes)
+        if got == "accepted":
             out["accepted"] += 1
             if errors:
-                out["false_errors"].append((row["args"], errors))
-        elif row["verdict"] == "rejected":
-            cls = "flags" if row.get("step") == "parse" else classes.get(row.get("where") or "", "?")
-            if cls in ("flags", "derived"):
-                out["flag_rejections"] += 1
-                if errors:
-                    out["reported"] += 1
-                else:
-                    out["missed"].append((row["args"], row["error"], row.get("where")))
+                out["false_errors"].append((row, errors))
+        elif got == "flag":
+            out["flag_rejections"] += 1
+            if errors:
+                out["reported"] += 1
             else:
-                out["other_rejections"] += 1
+                out["missed"].append(row)
+        elif got == "other":
+            out["other_rejections"] += 1
         else:
             out["environment"] += 1
     return out
+
+
+def families(rows, errors, classes):
+    """Per variant (a row with variations whose family has its original judged): does
+    servelint's verdict (error or not) equal SGLang's (accepted = no error, flag-decided
+    rejection = error; other verdicts not counted), and does servelint's verdict change
+    from the original's exactly when SGLang's does."""
+    def sg(row):
+        c = sglang_class(row, classes)
+        return {"accepted": False, "flag": True}.get(c)
+
+    originals = {r["family"]: (r, e) for r, e in zip(rows, errors) if r.get("family") and not r.get("variations")}
+    out = {"variants": 0, "equal": 0, "pairs": 0, "consistent": 0, "inconsistent": []}
+    for row, errs in zip(rows, errors):
+        if not row.get("family") or not row.get("variations"):
+            continue
+        s = sg(row)
+        if s is None:
+            continue
+        out["variants"] += 1
+        out["equal"] += (bool(errs) == s)
+        orig = originals.get(row["family"])
+        if orig is None or sg(orig[0]) is None:
+            continue
+        out["pairs"] += 1
+        so, lo = sg(orig[0]), bool(orig[1])
+        if (bool(errs) == lo) == (s == so):
+            out["consistent"] += 1
+        else:
+            out["inconsistent"].append((row, errs, orig[0], orig[1]))
+    return out
+
+
+def vary_judge(count: int, seed: int, device: str, out: str) -> None:
+    """Generate variants (tools/vary_launches.py), have SGLang judge them, write the rows."""
+    import subprocess
+    import tempfile
+    from vary_launches import generate
+    cases = generate(count, seed)
+    gpu = "none" if device == "cpu" else "sm90"
+    lines = []
+    with tempfile.TemporaryDirectory(prefix="servelint-vary-") as tmp:
+        for case in cases:
+            argv = list(case["argv"])
+            if device == "cpu":
+                argv = ["--device", "cpu"] + argv
+            case["args"] = shlex.join(argv)
+            if case.get("config") is not None:
+                with open(os.path.join(tmp, case["config_name"]), "w", encoding="utf-8") as fh:
+                    fh.write(case["config"])
+            req = {"argv": argv, "gpu": gpu}
+            if case.get("model"):
+                req["model"] = case["model"]
+            lines.append(json.dumps(req))
+        python = os.path.join(ROOT, ".venv-sglang", "bin", "python")
+        # The oracle runs in the folder of the config files: SGLang reads `--config name.yaml`
+        # from its working directory.
+        proc = subprocess.run([python, os.path.join(ROOT, "tools", "sglang_oracle.py"), "--stage", "full",
+                               "--gpu", gpu], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                              cwd=tmp)
+    verdicts = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
+    if proc.returncode != 0 or len(verdicts) != len(cases):
+        raise SystemExit(f"the oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    with open(out, "w", encoding="utf-8") as fh:
+        for case, v in zip(cases, verdicts):
+            row = {"args": case["args"], "gpu": gpu, "verdict": v.get("verdict"), "error": v.get("error"),
+                   "where": v.get("where"), "step": v.get("step"), "family": case["family"],
+                   "source": case["source"], "model": case.get("model"), "injected": case.get("injected"),
+                   "variations": case["variations"]}
+            if case.get("config") is not None:
+                row["config_name"] = case["config_name"]
+                row["config"] = case["config"]
+            fh.write(json.dumps(row) + "\n")
 
 
 def judge(count: int, seed: int, device: str, out: str) -> None:
@@ -99,24 +215,70 @@ def main() -> int:
     ap.add_argument("--judge", type=int, default=0, help="sample and judge this many new launches")
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--device", choices=["sm90", "cpu"], default="sm90")
+    ap.add_argument("--vary", type=int, default=0,
+                    help="generate and judge this many variants of real-world launches")
     args = ap.parse_args()
-    if args.judge:
+    if args.vary:
+        if args.data == ap.get_default("data"):
+            args.data = os.path.join(ROOT, "tests", "data", "conformance", "holdout",
+                                     f"vary-{args.seed}-{args.device}.jsonl")
+        vary_judge(args.vary, args.seed, args.device, args.data)
+    elif args.judge:
         if args.data == ap.get_default("data"):
             args.data = f"/tmp/servelint-holdout-{args.seed}-{args.device}.jsonl"
         judge(args.judge, args.seed, args.device, args.data)
     rows = [json.loads(l) for l in open(args.data, encoding="utf-8") if l.strip()]
-    m = measure(rows, site_classes())
+    classes = site_classes()
+    m = measure(rows, classes)
     share = m["reported"] / m["flag_rejections"] if m["flag_rejections"] else 1.0
     print(f"{len(rows)} sampled launches judged by SGLang: {m['accepted']} accepted, "
           f"{m['flag_rejections']} rejected for a flag-decided reason, {m['other_rejections']} "
           f"rejected for the model or hardware, {m['environment']} environment")
     print(f"flag-decided rejections servelint reports: {m['reported']}/{m['flag_rejections']} "
           f"({share:.1%}); errors on accepted launches: {len(m['false_errors'])}")
+    if m["rules_failed"]:
+        print(f"WARNING: servelint's rules failed (internal error) on {m['rules_failed']} launches: "
+              f"these figures do not measure the rules")
+    fam = families(rows, m["errors"], classes) if any(r.get("family") for r in rows) else None
+    if fam:
+        eq = fam["equal"] / fam["variants"] if fam["variants"] else 1.0
+        co = fam["consistent"] / fam["pairs"] if fam["pairs"] else 1.0
+        print(f"variants: servelint's verdict (error or not) equals SGLang's on {fam['equal']}/"
+              f"{fam['variants']} ({eq:.1%}); changes from the original's exactly when SGLang's does "
+              f"on {fam['consistent']}/{fam['pairs']} ({co:.1%})")
     if args.verbose:
-        for a, e, w in m["missed"]:
-            print(f"MISSED  {w}  {e[:100]}\n        {a}")
-        for a, e in m["false_errors"]:
-            print(f"FALSE   {e}\n        {a}")
+        def how(row):
+            extra = []
+            if row.get("injected"):
+                extra.append(f"injected {row['injected']['rule']}")
+            if row.get("family"):
+                extra.append(f"family {row['family']} variations {','.join(row.get('variations') or []) or 'none'}")
+            if row.get("config") is not None:
+                extra.append("config " + row["config"].strip().replace("\n", "; "))
+            return ("\n        " + " | ".join(extra)) if extra else ""
+
+        for row in m["missed"]:
+            print(f"MISSED  {row.get('where')}  {(row.get('error') or '')[:100]}\n        {row['args']}{how(row)}")
+        for row, e in m["false_errors"]:
+            print(f"FALSE   {e}\n        {row['args']}{how(row)}")
+        if fam:
+            for row, errs, orig, oerrs in fam["inconsistent"]:
+                print(f"CHANGED SGLang {orig['verdict']} -> {row['verdict']} ({(row.get('error') or '')[:80]}); "
+                      f"servelint {'error' if oerrs else 'no error'} -> {'error' if errs else 'no error'}"
+                      f"\n        {orig['args']}\n     -> {row['args']}{how(row)}")
+        from collections import Counter
+        if m["missed"]:
+            print("misses by site and injected rule:")
+            for (w, r), n in Counter((row.get("where"), (row.get("injected") or {}).get("rule"))
+                                     for row in m["missed"]).most_common():
+                print(f"  {n:3d}  {w}  injected {r}")
+            print("misses by variation:")
+            for v, n in Counter(v for row in m["missed"] for v in (row.get("variations") or ["none"])).most_common():
+                print(f"  {n:3d}  {v}")
+        if m["false_errors"]:
+            print("false errors by code:")
+            for c, n in Counter(e.split()[0] for _, errs in m["false_errors"] for e in errs).most_common():
+                print(f"  {n:3d}  {c}")
     return 0
 
 
