@@ -35,6 +35,7 @@ def cases() -> list[dict]:
     from servelint.checks import load_checks
     from servelint.engine import lint
     from servelint.rules import bundled_packs, split_example
+    from servelint.rules.derive import example_fix_args
 
     out = []
     for pack in bundled_packs("0.5.23"):
@@ -46,6 +47,11 @@ def cases() -> list[dict]:
                     # otherwise SGLang judges it on an sm90 and servelint knows no GPU.
                     out.append({"source": f"rule:{rule.code}:{kind}:{i}", "args": args,
                                 "gpu": gpu or GPU, "gpu_named": gpu is not None})
+            pair = example_fix_args(rule.record)
+            if pair is not None:
+                for kind, args in zip(("before", "after"), pair):
+                    out.append({"source": f"fix:{rule.code}:{kind}", "args": args, "gpu": GPU,
+                                "gpu_named": False})
     for code, check in sorted(load_checks().items()):
         if check.lang != "bash" or "<" in check.example or "--config" in check.example:
             continue  # placeholders, non-launch examples, and files that exist only in the docs
@@ -73,17 +79,27 @@ def main() -> int:
                     help="also judge this many launches from tools/sample_launches.py (0: none)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--missing", action="store_true",
-                    help="judge only cases the verdicts file does not have yet, and append them")
+                    help="judge only cases the verdicts file does not have as they are now "
+                         "(changed and removed cases' rows are dropped)")
     args = ap.parse_args()
     if not os.path.exists(args.python):
         print(f"no SGLang venv at {args.python}: run tools/make-sglang-env.sh first", file=sys.stderr)
         return 2
     todo = cases()
+    kept: list[str] = []
     if args.missing:
+        # a case is judged when a row has its source and its arguments as they are now;
+        # rows of cases that changed or went away are dropped
+        current = {(c["source"], c["args"]) for c in todo}
         have = set()
         if os.path.exists(args.out):
-            have = {json.loads(l)["source"] for l in open(args.out, encoding="utf-8") if l.strip()}
-        todo = [c for c in todo if c["source"] not in have]
+            for line in open(args.out, encoding="utf-8"):
+                if line.strip():
+                    row = json.loads(line)
+                    if (row["source"], row["args"]) in current:
+                        have.add((row["source"], row["args"]))
+                        kept.append(line if line.endswith("\n") else line + "\n")
+        todo = [c for c in todo if (c["source"], c["args"]) not in have]
         args.sampled = 0
         if not todo:
             print("every case is judged already")
@@ -104,9 +120,9 @@ def main() -> int:
         print(f"oracle answered {len(verdicts)} of {len(todo)} cases", file=sys.stderr)
         return 1
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    mode = "a" if args.missing else "w"
     sampled_path = os.devnull if args.missing else SAMPLED
-    with open(args.out, mode, encoding="utf-8") as fh, open(sampled_path, "w", encoding="utf-8") as sfh:
+    with open(args.out, "w", encoding="utf-8") as fh, open(sampled_path, "w", encoding="utf-8") as sfh:
+        fh.writelines(kept)
         for case, v in zip(todo, verdicts):
             row = {"source": case["source"], "args": case["args"], "gpu": case.get("gpu", GPU),
                    "gpu_named": case.get("gpu_named", False), "verdict": v.get("verdict"),

@@ -44,6 +44,26 @@ def _sections(text: str) -> dict[str, str]:
     return {k: " ".join(v) for k, v in out.items()}
 
 
+def example_fix_args(rec: dict) -> tuple[str, str] | None:
+    """The argument lists (after the entrypoint) of a record's exampleFix "# before" and
+    "# after" lines, or None when it has not both."""
+    sections = _sections(rec.get("exampleFix") or "")
+    if "before" not in sections or "after" not in sections:
+        return None
+    out = []
+    for label in ("before", "after"):
+        try:
+            words = shlex.split(sections[label])
+        except ValueError:
+            return None
+        for i, w in enumerate(words):
+            if w in ("sglang.launch_server", "sglang_router.launch_server", "serve"):
+                words = words[i + 1:]
+                break
+        out.append(shlex.join(words))
+    return out[0], out[1]
+
+
 def read_args(text: str, catalog: Catalog, label: str):
     try:
         words = shlex.split(text)
