@@ -40,3 +40,22 @@ def test_page_in_sync():
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "sglang_coverage.py"), "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
+
+
+def test_every_bundled_rule_is_audited_against_its_raise_site():
+    audit = cov.load_audit()
+    by_rule = {}
+    for row in audit:
+        by_rule.setdefault(row["rule"], []).append(row)
+    rules = {r.code: r for p in bundled_packs("0.5.23") for r in p.rules}
+    missing = sorted(set(rules) - set(by_rule))
+    assert not missing, f"{len(missing)} rules not audited, e.g. {missing[:8]}"
+    for code, rows in by_rule.items():
+        assert code in rules, f"audit names {code}, which is not a bundled rule"
+        for row in rows:
+            assert row.get("status") in ("full", "narrower", "dependent"), (code, row.get("status"))
+            assert row.get("site") and row.get("guard") and row.get("covers"), code
+            if row["status"] != "full":
+                assert len((row.get("note") or "").split()) >= 4, f"{code}: say why it is {row['status']}"
+            if row["status"] == "dependent":
+                assert rules[code].dependencies, f"{code}: dependent, but its condition has no env/model/gpu atom"

@@ -41,7 +41,49 @@ def load():
     return sites, rows
 
 
-def render(sites, rows) -> str:
+AUDIT = os.path.join(DATA, "audit")
+
+
+def load_audit() -> list[dict]:
+    """Each bundled rule's audit against its raise site's test (tools/coverage/audit/*.json):
+    rule, site, guard (SGLang's test), covers (the condition's domain), status (full,
+    narrower, dependent), note."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(AUDIT, "*.json"))):
+        for row in json.load(open(path, encoding="utf-8")):
+            if "rule" in row:
+                out.append(dict(row, pack=os.path.basename(path)[:-5]))
+    return sorted(out, key=lambda r: (r["rule"], r.get("site", "")))
+
+
+def _cell(text) -> str:
+    return str(text or "").replace("\n", " ").replace("|", "\\|")
+
+
+def render_audit(audit: list[dict]) -> list[str]:
+    if not audit:
+        return []
+    status: dict[str, int] = {}
+    for r in audit:
+        status[r.get("status", "?")] = status.get(r.get("status", "?"), 0) + 1
+    out = ["## Rule audit: each rule against its raise site's test", "",
+           "Each bundled rule's condition read against the guard SGLang 0.5.23 actually tests at its "
+           "raise site (the full domain of values and spellings, after SGLang's normalisation: "
+           "server/servelint/rules/normalize.yaml). `full`: the condition covers every launch the "
+           "guard refuses for flag reasons; `narrower`: it covers less, for the reason given; "
+           "`dependent`: the verdict also depends on the environment, the model or the GPU, and "
+           "the rule says so as a warning when the file does not settle it.", "",
+           "| Status | Rules |", "| --- | --- |"]
+    out += [f"| {k} | {v} |" for k, v in sorted(status.items())]
+    out += ["", "| Rule | Site | SGLang's test | servelint's condition covers | Status | Note |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for r in audit:
+        out.append(f"| {r['rule']} | {_cell(r.get('site'))} | {_cell(r.get('guard'))} | "
+                   f"{_cell(r.get('covers'))} | {_cell(r.get('status'))} | {_cell(r.get('note'))} |")
+    return out + [""]
+
+
+def render(sites, rows, audit=None) -> str:
     counts = {c: 0 for c, _ in CLASSES}
     covered = {c: 0 for c, _ in CLASSES}
     unclassified = 0
@@ -76,6 +118,7 @@ def render(sites, rows) -> str:
     if unclassified:
         out.append(f"| ? | not classified yet | {unclassified} | 0 |")
     out += ["", "Rules are checked against SGLang itself by `make conformance` (docs/oracle.md).", ""]
+    out += render_audit(audit or [])
     for f in sorted(lines_by_file):
         out += [f"## {f}", "", "| Line | Kind | Message | Class | Rule | Reason |",
                 "| --- | --- | --- | --- | --- | --- |"] + lines_by_file[f] + [""]
@@ -86,7 +129,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    text = render(*load())
+    text = render(*load(), load_audit())
     have = open(OUT, encoding="utf-8").read() if os.path.exists(OUT) else None
     if args.check:
         if have != text:

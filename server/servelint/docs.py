@@ -70,13 +70,26 @@ def record_markdown(rule) -> str:
     """A rule record in the fixed sections: what it does, why it matters, example, use
     instead, fix safety, since; then SGLang's solutions, tips and the source line."""
     rec = rule.record
-    lines = [f"# {rule.code} {rule.slug}", "", f"> {rule.message}", "",
+    import re
+    shown = re.sub(r"\{(--[A-Za-z0-9-]+)\}", lambda m: f"‹{m.group(1)}›", rule.template or rule.message)
+    lines = [f"# {rule.code} {rule.slug}", "", f"> {shown}", "",
              f"Default severity: {rule.severity.label}. Source: "
              f"{'derived from the exampleFix' if rule.derived else 'explicit condition'} "
-             f"in `{rule.source}`.", "", "## What it does", "", rec.get("documentation") or rule.message, ""]
+             f"in `{rule.source}`.", ""]
+    if rule.template:
+        lines += ["`‹--flag›` stands for the launch's own value of that option.", "",
+                  f"SGLang's own message: `{rule.message}`", ""]
+    lines += ["## What it does", "", rec.get("documentation") or rule.message, ""]
     why = [x for x in (rec.get("triggerScenarios"), rec.get("commonSituations")) if x]
-    lines += ["## Why it matters", "", "SGLang stops at start-up with the message above. "
+    lines += ["## Why it matters", "", "SGLang stops at start-up with its message. "
               + " ".join(why), ""]
+    if rule.dependencies:
+        from servelint.rules.condition import describe
+        conds = "; ".join(describe(a, True) for a in rule.dependencies)
+        lines += ["SGLang's verdict also depends on what the launch's flags do not say "
+                  f"({conds}). Where the file settles it (the launch's environment as the file "
+                  "shows it, the `gpu` setting) this is an error or nothing; otherwise a warning "
+                  "that names the condition.", ""]
     fix = rec.get("exampleFix") or ""
     before, after = _before_after(fix)
     trig = (rule.examples.get("trigger") or [])

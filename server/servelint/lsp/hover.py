@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from servelint.catalog import Option, history, version_key
 from servelint.checks import load_checks
@@ -91,6 +92,14 @@ def option_history(name: str, version: str, max_defaults: int = 3) -> list[str]:
     return out
 
 
+def rule_summary(rule) -> str:
+    """A rule in one line for a list: its message with `‹--flag›` where a launch's value goes."""
+    template = rule.template
+    if not template:
+        return rule.message
+    return re.sub(r"\{(--[A-Za-z0-9-]+)\}", lambda m: f"‹{m.group(1)}›", template)
+
+
 def rule_hover(rule) -> str:
     """A rule record on hover: documentation, why, solutions, tips, before/after, source
     (not its message: the editor shows the finding's right above)."""
@@ -117,13 +126,21 @@ def rule_hover(rule) -> str:
     return "\n".join(parts)
 
 
-def finding_markdown(code: str, message: str, rules: RuleSet | None = None) -> str:
+def finding_markdown(code: str, message: str, rules: RuleSet | None = None,
+                     sglang: str | None = None) -> str:
     """The documentation of the rule behind a finding. The finding's own message is not
-    repeated: the editor shows it right above (VS Code's hover has the diagnostic first)."""
+    repeated: the editor shows it right above (VS Code's hover has the diagnostic first).
+    `sglang`: SGLang's own message for this launch, shown for searching SGLang's issues."""
     check = load_checks().get(code)
     if check is None:
         rule = rules.by_code(code) if rules is not None else None
-        return rule_hover(rule) if rule is not None else f"**{code}** {message}"
+        if rule is None:
+            return f"**{code}** {message}"
+        text = rule_hover(rule)
+        if sglang:
+            head, _, rest = text.partition("\n\n")
+            text = f"{head}\n\n**SGLang's message:** `{sglang.replace('`', chr(39))}`\n\n{rest}"
+        return text
     return "\n".join([
         f"### {check.code} {check.name}", "", check.what.strip(), "",
         "**Why it matters.** " + check.why.strip(), "",
@@ -141,7 +158,7 @@ def hover_at(result: LintResult, offset: int) -> str | None:
             r.mark and r.span.start <= offset <= r.span.end for r in f.related)
         if hit and f.code not in shown:
             shown.add(f.code)
-            parts.append(finding_markdown(f.code, f.message, rules))
+            parts.append(finding_markdown(f.code, f.message, rules, f.sglang))
     release = None
     for n, parsed in enumerate(result.parsed):
         if not parsed.launch.span.contains(offset):
@@ -154,8 +171,8 @@ def hover_at(result: LintResult, offset: int) -> str | None:
                 mentioning = [r for r in (rules.rules if rules else []) if use.option in r.options]
                 if mentioning:
                     text += "\n\n**Rules about this option**\n\n" + "\n".join(
-                        (f"- [{r.code}]({url}): {r.message}" if (url := rule_url(r)) else
-                         f"- {r.code}: {r.message}") for r in mentioning[:12])
+                        (f"- [{r.code}]({url}): {rule_summary(r)}" if (url := rule_url(r)) else
+                         f"- {r.code}: {rule_summary(r)}") for r in mentioning[:12])
                     if len(mentioning) > 12:
                         text += f"\n- ... and {len(mentioning) - 12} more"
                 parts.append(text)
