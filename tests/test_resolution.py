@@ -230,3 +230,30 @@ def test_condition_errors_for_new_atoms():
                      ({"model": {"architecture": []}}, "list of names")]:
         with pytest.raises(ConditionError, match=msg):
             parse_condition(raw, cat)
+
+
+def test_a_local_model_folder_settles_the_model(project):
+    folder = project / "models" / "ds"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"architectures": ["DeepseekV3ForCausalLM"],
+                                                    "model_type": "deepseek_v3"}))
+    llama = project / "models" / "llama"
+    llama.mkdir()
+    (llama / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"]}))
+    _, got = run(project, "a.sh", "python3 -m sglang.launch_server --model-path models/ds --enable-two-batch-overlap\n")
+    assert got == []  # one of the model families SGLang lets through
+    _, got = run(project, "a.sh", "python3 -m sglang.launch_server --model-path models/llama --enable-two-batch-overlap\n")
+    assert [(f.severity, f.message) for f in got] == [(1, "two-batch overlap without attention DP. Set --attn-dp-size.")]
+    (project / "models" / "bad").mkdir()
+    (project / "models" / "bad" / "config.json").write_text("{not json")
+    _, got = run(project, "a.sh", "python3 -m sglang.launch_server --model-path models/bad --enable-two-batch-overlap\n")
+    assert [f.severity for f in got] == [2]
+
+
+def test_a_fifo_as_config_json_is_not_read(project):
+    import os
+    folder = project / "models" / "fifo"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "config.json")
+    _, got = run(project, "a.sh", "python3 -m sglang.launch_server --model-path models/fifo --enable-two-batch-overlap\n")
+    assert [f.severity for f in got] == [2]

@@ -17,6 +17,7 @@ from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
 from servelint.model import Finding, Launch, LineIndex, Span
 from servelint.rules import RuleSet, rule_set
+from servelint.modelinfo import model_of
 from servelint.rules.apply import apply_rules
 from servelint.rules.packlint import lint_rule_pack
 from servelint.settings import Settings
@@ -302,7 +303,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 log.exception("check %s failed on %s", check.code, path or "<text>")
                 result.notices.append(f"internal error in check {check.code}; see the log")
         try:
-            for f in apply_rules(parsed, rules, settings.gpu):
+            for f in apply_rules(parsed, rules, settings.gpu, model_of(parsed, path)):
                 f.launch_index = n
                 findings.append(f)
         except Exception:

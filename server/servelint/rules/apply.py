@@ -168,12 +168,13 @@ def _depends(rule: Rule, ctx: RuleContext) -> str | None:
 
 
 def apply_rules(parsed: ParsedLaunch, rules: RuleSet | Sequence[Rule],
-                gpu: str | None = None) -> list[Finding]:
+                gpu: str | None = None, model: dict[str, str] | None = None) -> list[Finding]:
     """Findings of the rules that hold, `gpu` being the target GPU generation (the `gpu`
-    setting). `rules` is a RuleSet (indexed: only rules that can hold for what the launch
-    writes are evaluated) or a plain list."""
+    setting) and `model` the served model when known (modelinfo.py). `rules` is a RuleSet
+    (indexed: only rules that can hold for what the launch writes are evaluated) or a plain
+    list."""
     out = []
-    ctx = RuleContext.of(parsed, gpu)
+    ctx = RuleContext.of(parsed, gpu, model)
     if isinstance(rules, RuleSet):
         rules = rules.rules if parsed.uncertain else rules.candidates(
             expand_written(parsed.written(), parsed.catalog), gpu)

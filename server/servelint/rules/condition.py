@@ -730,7 +730,7 @@ def unknown_source(atom: Any) -> str:
     if isinstance(atom, Gpu):
         return "set the `gpu` setting to check it for your GPU"
     if isinstance(atom, Model):
-        return "servelint does not read the model's config.json"
+        return "servelint reads the model's config.json only from a local --model-path folder"
     return f"this file does not say whether {atom.name} is set"
 
 

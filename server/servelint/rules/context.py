@@ -35,7 +35,8 @@ class RuleContext:
     assume: dict[Any, bool] | None = None  # values tried for unsettled GPU/env/model atoms
 
     @classmethod
-    def of(cls, parsed: ParsedLaunch, gpu: str | None = None) -> RuleContext:
+    def of(cls, parsed: ParsedLaunch, gpu: str | None = None,
+           model: Mapping[str, str] | None = None) -> RuleContext:
         launch = parsed.launch
         return cls(parsed, parsed.catalog, gpu, env=launch.env,
-                   env_complete=getattr(launch, "env_complete", False))
+                   env_complete=getattr(launch, "env_complete", False), model=model)
