@@ -22,8 +22,9 @@ tools/vary_launches.py (real launches from SGLang's repo and servelint's real-fi
 some with a bundled rule's trigger injected, each family once as written and then varied:
 `--opt=v`, unique prefixes, aliases, value case, order, extra options, another value, options
 moved into a `--config` YAML file), has SGLang judge every one (config files written into a
-temporary folder that is the oracle's working directory; servelint reads the same file next
-to the launch it lints), keeps the judged rows in
+temporary folder: SGLang is given its full path, servelint reads it next to the launch it
+lints; the oracle runs from the checkout, since rule examples name tools/oracle-model/... by
+a relative path), keeps the judged rows in
 tests/data/conformance/holdout/vary-<seed>-<device>.jsonl and prints the same two figures,
 plus, per variant family, how often servelint's verdict (error or not) equals SGLang's on
 each variant, and how often servelint's verdict changes from the original's exactly when
@@ -73,6 +74,14 @@ def servelint_lint(args: str, config: str | None = None, config_name: str | None
 def servelint_errors(args: str, config: str | None = None, config_name: str | None = None) -> list[str]:
     result = servelint_lint(args, config, config_name)
     return [f"{f.code} {f.message}" for f in result.findings if f.severity == 1]
+
+
+def config_file_errors(row) -> list[str]:
+    """The codes of the errors servelint reports on a row's config file linted on its own
+    (where a problem made only of the file's words is reported: config_merge.settle_foreign)."""
+    from servelint.engine import lint
+    return [f.code for f in lint(row["config"], path=row["config_name"], fmt="sglang-config").findings
+            if f.severity == 1]
 
 
 def sglang_class(row, classes) -> str:
@@ -159,18 +168,22 @@ def vary_judge(count: int, seed: int, device: str, out: str) -> None:
                 argv = ["--device", "cpu"] + argv
             case["args"] = shlex.join(argv)
             if case.get("config") is not None:
-                with open(os.path.join(tmp, case["config_name"]), "w", encoding="utf-8") as fh:
+                # SGLang gets the file's full path; the row keeps the name the launch gives it
+                # (servelint reads it next to the launch).
+                full = os.path.join(tmp, case["config_name"])
+                with open(full, "w", encoding="utf-8") as fh:
                     fh.write(case["config"])
+                argv = [full if w == case["config_name"] else w for w in argv]
             req = {"argv": argv, "gpu": gpu}
             if case.get("model"):
                 req["model"] = case["model"]
             lines.append(json.dumps(req))
         python = os.path.join(ROOT, ".venv-sglang", "bin", "python")
-        # The oracle runs in the folder of the config files: SGLang reads `--config name.yaml`
-        # from its working directory.
+        # From the checkout, as the other modes: rule examples name files such as
+        # tools/oracle-model/llama-tiny by a relative path.
         proc = subprocess.run([python, os.path.join(ROOT, "tools", "sglang_oracle.py"), "--stage", "full",
                                "--gpu", gpu], input="\n".join(lines) + "\n", capture_output=True, text=True,
-                              cwd=tmp)
+                              cwd=ROOT)
     verdicts = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
     if proc.returncode != 0 or len(verdicts) != len(cases):
         raise SystemExit(f"the oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -267,14 +280,22 @@ def main() -> int:
                       f"servelint {'error' if oerrs else 'no error'} -> {'error' if errs else 'no error'}"
                       f"\n        {orig['args']}\n     -> {row['args']}{how(row)}")
         from collections import Counter
+        vary = any(r.get("family") for r in rows)
         if m["missed"]:
-            print("misses by site and injected rule:")
+            print("misses by site" + (" and injected rule:" if vary else ":"))
             for (w, r), n in Counter((row.get("where"), (row.get("injected") or {}).get("rule"))
                                      for row in m["missed"]).most_common():
-                print(f"  {n:3d}  {w}  injected {r}")
+                print(f"  {n:3d}  {w}" + (f"  injected {r}" if vary else ""))
+        if vary and m["missed"]:
             print("misses by variation:")
             for v, n in Counter(v for row in m["missed"] for v in (row.get("variations") or ["none"])).most_common():
                 print(f"  {n:3d}  {v}")
+            alone = [(row, config_file_errors(row)) for row in m["missed"] if row.get("config") is not None]
+            if alone:
+                print(f"misses on config variants: {len(alone)}; servelint linting the config file alone "
+                      f"reports an error on {sum(1 for _, e in alone if e)} of them:")
+                for row, errs in alone:
+                    print(f"  {row['family']}: {', '.join(errs) or 'nothing'}")
         if m["false_errors"]:
             print("false errors by code:")
             for c, n in Counter(e.split()[0] for _, errs in m["false_errors"] for e in errs).most_common():

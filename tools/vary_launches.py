@@ -56,6 +56,9 @@ sys.path.insert(0, os.path.join(ROOT, "server"))
 CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "sglang-own-verdicts.jsonl")
 REAL = os.path.join(ROOT, "tests", "data", "real")
 VERSION = "0.5.23"
+# The rule packs the trigger examples are read from (a git revision of this checkout): the
+# packs as they were when the held-out samples vary-808-sm90 and vary-909-cpu were made.
+PACKS_REV = "4d8e7705cbf955c2891924dde33265c9ebe16fb6"
 NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 EXTRA = [
@@ -100,16 +103,39 @@ def real_launches() -> list[dict]:
     return out
 
 
-def triggers() -> list[tuple[str, list[str]]]:
-    """(rule code, argv) of every bundled rule's trigger example that targets no GPU."""
-    from servelint.rules import bundled_packs, split_example
+def triggers(packs_rev: str | None = None) -> list[tuple[str, list[str]]]:
+    """(rule code, argv) of every bundled rule's trigger example that targets no GPU, for
+    SGLang 0.5.23, in the bundled packs' order. The packs are read as committed at
+    `packs_rev` (server/servelint/rules/bundled.json, the packs' compiled form), so that a
+    seed makes the same launches while the packs in the checkout are being edited; None
+    reads the checkout's packs as servelint loads them."""
+    from servelint.rules import split_example
+    if packs_rev is None:
+        from servelint.rules import bundled_packs
+        records = [[{"code": r.code, "id": r.id, "examples": r.examples} for r in pack.rules]
+                   for pack in bundled_packs(VERSION)]
+    else:
+        import subprocess
+        from servelint.rules import rule_code, unwrap, version_matches
+        text = subprocess.run(["git", "-C", ROOT, "show", f"{packs_rev}:server/servelint/rules/bundled.json"],
+                              capture_output=True, text=True, check=True).stdout
+        data = json.loads(text)
+        records = []
+        for name in sorted(data):
+            kept: list[dict] = []
+            for rec in unwrap(data[name]):
+                rid = str(rec["id"])
+                kept = [r for r in kept if r["id"] != rid]  # a later record with an id replaces it
+                if version_matches(rec.get("appliesTo"), VERSION):
+                    kept.append({"code": rule_code(rec), "id": rid, "examples": rec.get("examples") or {}})
+            records.append(kept)
     out = []
-    for pack in bundled_packs(VERSION):
-        for rule in pack.rules:
-            for ex in rule.examples.get("trigger", []):
+    for pack in records:
+        for rec in pack:
+            for ex in rec["examples"].get("trigger", []):
                 gpu, words = split_example(ex)
                 if gpu is None:
-                    out.append((rule.code, shlex.split(words)))
+                    out.append((rec["code"], shlex.split(words)))
     return out
 
 
@@ -400,11 +426,11 @@ def inject(cat, base: list[str], trigger: list[str], rng) -> tuple[list[list[str
     return gs, set(range(at, at + len(tg)))
 
 
-def generate(count: int, seed: int) -> list[dict]:
+def generate(count: int, seed: int, packs_rev: str | None = PACKS_REV) -> list[dict]:
     rng = random.Random(seed)
     cat = _catalog()
     bases = real_launches()
-    trig = triggers()
+    trig = triggers(packs_rev)
     out: list[dict] = []
     seen: set[tuple] = set()
     family = 0
@@ -456,8 +482,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--seed", type=int, default=808)
+    ap.add_argument("--packs-rev", default=PACKS_REV,
+                    help="git revision whose rule packs give the trigger examples ('worktree': the checkout's)")
     args = ap.parse_args()
-    for case in generate(args.count, args.seed):
+    for case in generate(args.count, args.seed, None if args.packs_rev == "worktree" else args.packs_rev):
         print(json.dumps(case))
     return 0
 
