@@ -254,3 +254,14 @@ def test_recorded_variant_samples_are_what_the_seed_makes(name, count, seed, dev
         assert row["args"] == shlex.join(argv)
         assert (row["family"], row["variations"], row.get("config")) == \
             (case["family"], case["variations"], case.get("config"))
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(ROOT, ".venv-sglang")), reason="needs SGLang's source")
+def test_a_multi_line_assert_is_classified_by_any_of_its_lines():
+    import agreement
+    classes = agreement.site_classes()
+    # `assert (cfg.speculative_algorithm.upper() == "EAGLE"\n and not ...), msg` starts on
+    # line 132; SGLang's traceback names line 133.
+    assert classes["sglang/srt/arg_groups/validation_hook.py:132"] == "flags"
+    assert classes["sglang/srt/arg_groups/validation_hook.py:133"] == "flags"
+    assert "sglang/srt/arg_groups/validation_hook.py:100000" not in classes
