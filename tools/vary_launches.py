@@ -34,8 +34,10 @@ each applying one to three of these variations (the names are what a case lists)
 
 Output: one JSON object per line: `argv`, `model` (a folder of tools/oracle-model), `family`,
 `source` (which real launch), `injected` (the rule code and its trigger, or null),
-`variations`, and for config variants `config_name` and `config`. Deterministic for a seed.
-No verdict is assumed: every case is judged by SGLang (tools/agreement.py --vary).
+`variations`, and for config variants `config_name` and `config`. Deterministic for a seed:
+the trigger examples are read from the packs as committed at PACKS_REV (`--packs-rev`;
+`worktree` reads the checkout's), not from packs being edited. No verdict is assumed: every
+case is judged by SGLang (tools/agreement.py --vary).
 """
 
 from __future__ import annotations
