@@ -291,8 +291,8 @@ def validate_record(rec: Any) -> list[str]:
     ex = rec.get("examples")
     if isinstance(ex, dict):
         for k, v in ex.items():
-            if k not in ("trigger", "ok"):
-                problems.append(f"examples: unknown key '{k}' (expected trigger, ok)")
+            if k not in ("trigger", "ok", "dependent"):
+                problems.append(f"examples: unknown key '{k}' (expected trigger, ok, dependent)")
             elif not isinstance(v, list) or not all(isinstance(x, str) for x in v):
                 problems.append(f"examples.{k} must be a list of argument strings")
     return problems
