@@ -257,3 +257,25 @@ def test_a_fifo_as_config_json_is_not_read(project):
     os.mkfifo(folder / "config.json")
     _, got = run(project, "a.sh", "python3 -m sglang.launch_server --model-path models/fifo --enable-two-batch-overlap\n")
     assert [f.severity for f in got] == [2]
+
+
+@pytest.mark.parametrize("prefix, want", [
+    ("SGLANG_ENABLE_PP_SPEC=1 ", [1]), ("SGLANG_ENABLE_PP_SPEC=Yes ", [1]),
+    ("SGLANG_ENABLE_PP_SPEC=0 ", []), ("SGLANG_ENABLE_PP_SPEC=false ", []),
+    ("SGLANG_ENABLE_PP_SPEC=$X ", [2]), ("", [2]),
+])
+def test_boolean_environment_variables_read_as_sglang_reads_them(project, prefix, want):
+    (project / ".servelint" / "rules" / "b.yaml").write_text("""
+- id: t-bool
+  code: T6
+  errorMessage: x
+  messageTemplate: pp {--pp-size}. Unset SGLANG_ENABLE_PP_SPEC.
+  condition:
+    all:
+    - {option: --pp-size, gt: 1}
+    - {env: SGLANG_ENABLE_PP_SPEC, truthy: true}
+""")
+    _, got = run(project, "a.sh", prefix + LAUNCH + "--pp-size 2\n")
+    assert [f.severity for f in got if f.code == "T6"] == want
+    if want == [2]:
+        assert "SGLang refuses this when SGLANG_ENABLE_PP_SPEC is true" in got[0].message

@@ -151,7 +151,7 @@ def _depends(rule: Rule, ctx: RuleContext) -> str | None:
     for atom, value in needed:
         # "unless SGLANG_X is set" reads better than "when SGLANG_X is not set"; a GPU or
         # a model named reads better as "when"
-        negative = (isinstance(atom, Env) and atom.op == "set" and atom.value is False) or (
+        negative = (isinstance(atom, Env) and atom.op in ("set", "truthy") and atom.value is False) or (
             isinstance(atom, Model) and value is False) or (isinstance(atom, Gpu) and value is False)
         clauses.append((negative, describe(atom, not value) if negative else describe(atom, value)))
     if all(neg for neg, _ in clauses):

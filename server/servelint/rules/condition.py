@@ -112,6 +112,7 @@ class Env:
     name: str
     op: str
     value: Any
+    default: bool = False  # for `truthy`: what SGLang reads when the variable is not set
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,9 @@ class Model:
 
 
 DEPENDENCIES = (Gpu, Env, Model)  # atoms decided by something other than the launch's options
-ENV_OPS = ("set", "eq", "ne", "in", "notIn")
+ENV_OPS = ("set", "truthy", "eq", "ne", "in", "notIn")
+ENV_TRUE = ("true", "1", "yes", "y")  # how SGLang reads a boolean variable (environ.py EnvBool)
+ENV_FALSE = ("false", "0", "no", "n")
 
 
 @dataclass(frozen=True)
@@ -165,15 +168,20 @@ def parse_condition(raw: Any, catalog: Catalog, where: str = "condition") -> Any
         return Gpu(tuple(gens))
     if "env" in keys:
         name = raw["env"]
-        ops = keys - {"env"}
+        ops = keys - {"env", "default"}
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             raise ConditionError(f"{where}.env: expected an environment variable name, got {name!r}")
         if len(ops) != 1 or not ops <= set(ENV_OPS):
             raise ConditionError(f"{where}: an env test takes exactly one of {', '.join(ENV_OPS)}")
         op = next(iter(ops))
         value = raw[op]
-        if op == "set" and not isinstance(value, bool):
-            raise ConditionError(f"{where}.set: expected true or false")
+        default = raw.get("default", False)
+        if "default" in raw and (op != "truthy" or not isinstance(default, bool)):
+            raise ConditionError(f"{where}.default: only a truthy test takes a default, true or false")
+        if op in ("set", "truthy") and not isinstance(value, bool):
+            raise ConditionError(f"{where}.{op}: expected true or false")
+        if op == "truthy":
+            return Env(name, op, value, default)
         if op in ("in", "notIn"):
             if not isinstance(value, list) or not value:
                 raise ConditionError(f"{where}.{op}: expected a list of values")
@@ -649,10 +657,16 @@ def _settle(atom: Any, ctx: RuleContext) -> bool | None:
             return atom.value is True
         if value is None:
             return None  # set, to a value the file does not fix
+        if atom.op == "truthy":
+            low = value.lower()
+            read = True if low in ENV_TRUE else False if low in ENV_FALSE else None
+            return None if read is None else read == atom.value  # SGLang refuses other text
     elif ctx.env_complete:
         value = None  # the file shows the whole environment, and not this variable
         if atom.op == "set":
             return atom.value is False
+        if atom.op == "truthy":
+            return atom.default == atom.value
     else:
         return None
     if atom.op == "eq":
@@ -718,6 +732,8 @@ def describe(atom: Any, value: bool) -> str:
         return f"the model's {what} is not {names}" if one else f"the model's {what} is none of {names}"
     if atom.op == "set":
         return f"{atom.name} is set" if atom.value == value else f"{atom.name} is not set"
+    if atom.op == "truthy":
+        return f"{atom.name} is true" if atom.value == value else f"{atom.name} is not true"
     shown = {"eq": f"is {atom.value}", "ne": f"is not {atom.value}",
              "in": f"is one of {', '.join(atom.value) if isinstance(atom.value, tuple) else atom.value}",
              "notIn": f"is none of {', '.join(atom.value) if isinstance(atom.value, tuple) else atom.value}"}
