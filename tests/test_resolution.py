@@ -279,3 +279,32 @@ def test_boolean_environment_variables_read_as_sglang_reads_them(project, prefix
     assert [f.severity for f in got if f.code == "T6"] == want
     if want == [2]:
         assert "SGLang refuses this when SGLANG_ENABLE_PP_SPEC is true" in got[0].message
+
+
+def test_device_index_is_cut_and_written_reads_before_steps(project):
+    (project / ".servelint" / "rules" / "d.yaml").write_text("""
+- id: t-dev
+  code: T7
+  errorMessage: x
+  messageTemplate: device {--device}. Use cuda.
+  condition: {option: --device, eq: cuda}
+- id: t-written
+  code: T8
+  errorMessage: x
+  messageTemplate: written dp. Remove it.
+  condition:
+    value: {written: --dp-size}
+    gt: 1
+""")
+    _, got = run(project, "a.sh", LAUNCH + "--device cuda:1\n")
+    assert [(f.code, f.message) for f in got] == [("T7", "device cuda. Use cuda.")]
+    # --dp-size 2 with the deprecated flag reads as dp 1 after the step, 2 before it
+    _, got = run(project, "a.sh", LAUNCH + "--enable-dp-attention --dp-size 2 --tp-size 2\n")
+    assert [f.code for f in got] == ["T8"]
+
+
+def test_written_needs_an_option():
+    from servelint.catalog import load_catalog
+    from servelint.rules.condition import ConditionError, parse_condition
+    with pytest.raises(ConditionError, match="written: expected an option name"):
+        parse_condition({"value": {"written": 3}, "gt": 1}, load_catalog("0.5.23"))

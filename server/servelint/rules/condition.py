@@ -29,6 +29,9 @@ EXPR is an option name (`--tp-size`, or `{option: --tp-size}`), a literal, or on
     {duplicates: E}     how many items of a list repeat an earlier one
     {number: E}         a text read as a number ("<invalid>" when it is not one)
     {lower: E}          a text in lower case
+    {written: --flag}   the option's value before SGLang's resolution steps change it
+                        (normalize.yaml `steps`; value normalisation still applies), for
+                        the checks SGLang runs before a step resets the option
 
 The effective value of an option is the last value written for it (as SGLang's type
 conversion reads it), or, when it is not written, the default in the flag catalog.
@@ -56,7 +59,7 @@ COMPARE_OPS = ("eq", "ne", "in", "notIn", "gt", "ge", "lt", "le", "truthy", "div
 FUNCTIONS = {"mul": (2, None), "add": (2, None), "sub": (2, 2), "floordiv": (2, 2),
              "len": (1, 1), "item": (2, 2), "json": (1, 1), "get": (2, 2), "type": (1, 1),
              "keys": (1, 1), "types": (1, 1), "min": (1, 1), "max": (1, 1),
-             "duplicates": (1, 1), "number": (1, 1), "lower": (1, 1)}
+             "duplicates": (1, 1), "number": (1, 1), "lower": (1, 1), "written": (1, 1)}
 
 
 class Invalid(str):
@@ -279,6 +282,11 @@ def parse_expr(raw: Any, catalog: Catalog, where: str) -> Any:
         if len(args) < low or (high is not None and len(args) > high):
             raise ConditionError(f"{where}.{name}: takes {low if low == high else f'{low} or more'} "
                                  f"argument{'s' if low != 1 else ''}, got {len(args)}")
+        if name == "written":
+            if not (isinstance(args[0], str) and args[0].startswith("--")) and not (
+                    isinstance(args[0], dict) and set(args[0]) == {"option"}):
+                raise ConditionError(f"{where}.written: expected an option name")
+            return Fn(name, (parse_expr(args[0], catalog, f"{where}.written"),))
         if name in ("item", "get"):
             key = args[1]
             if name == "item" and (isinstance(key, bool) or not isinstance(key, int)):
@@ -479,6 +487,12 @@ def _compute(expr: Any, launch: Written) -> Any:
     if not isinstance(expr, Fn):
         return expr
     name = expr.name
+    if name == "written":
+        from servelint.rules.resolve import view
+        known, value = view(launch).before_steps(expr.args[0].option)
+        if not known:
+            raise _Unknown
+        return value
     if name in ("item", "get"):
         base = _compute(expr.args[0], launch)
         key = expr.args[1]

@@ -29,12 +29,15 @@ class ValueRule:
     case: str | None  # "upper", "lower" or None
     strip: bool
     aliases: tuple[tuple[str, str], ...]
+    cut: str | None = None  # keep the text before this separator ("cuda:0" -> "cuda")
 
     def apply(self, value: Any) -> Any:
         if isinstance(value, list):
             return [self.apply(v) for v in value]
         if not isinstance(value, str):
             return value
+        if self.cut:
+            value = value.split(self.cut)[0]
         if self.strip:
             value = value.strip()
         if self.case == "upper":
@@ -91,7 +94,8 @@ def normalizer(catalog: Catalog) -> Normalizer:
         if opt is None:
             continue
         values[opt.dest] = ValueRule(spec.get("case"), bool(spec.get("strip")),
-                                     tuple((str(k), str(v)) for k, v in (spec.get("aliases") or {}).items()))
+                                     tuple((str(k), str(v)) for k, v in (spec.get("aliases") or {}).items()),
+                                     spec.get("cut"))
     steps = []
     for raw in data.get("steps") or []:
         try:
@@ -145,6 +149,10 @@ class Resolved:
         got = self.overrides.get(opt.dest)
         if got is not None:
             return got
+        return self.before_steps(opt)
+
+    def before_steps(self, opt: Option) -> tuple[bool, Any]:
+        """The value after value normalisation, before any resolution step."""
         from servelint.rules.condition import raw_effective_value
         known, v = raw_effective_value(self.launch, opt)
         if known:
