@@ -300,35 +300,72 @@ def test_derivation_with_values_and_set():
     assert apply_edits(text, f.fixes[0].edits) == text.replace("triton", "flashinfer")
 
 
-def test_bundled_rule_examples_behave():
+def settled_example(example: str, tmp_path: Path) -> tuple[str | None, str]:
+    """A dependent example's `[gpu=..]`, `[env=NAME=value]` and `[model=Architecture]`
+    prefixes (any order) turned into the GPU setting and a launch line: the variable as a
+    prefix assignment, the model as a local folder with that config.json."""
+    gpu, prefix, model = None, "", None
+    rest = example
+    while rest.startswith("["):
+        tag, _, rest = rest[1:].partition("] ")
+        key, _, value = tag.partition("=")
+        if key == "gpu":
+            gpu = value
+        elif key == "env":
+            prefix += value + " "
+        elif key == "model":
+            model = value
+        else:
+            raise AssertionError(f"unknown example prefix [{tag}]")
+    path = "m"
+    if model:
+        folder = tmp_path / model
+        folder.mkdir(exist_ok=True)
+        (folder / "config.json").write_text(json.dumps({"architectures": [model]}))
+        path = str(folder)
+    return gpu, f"{prefix}python3 -m sglang.launch_server --model-path {path} {rest}\n"
+
+
+def test_bundled_rule_examples_behave(tmp_path):
     """Every bundled record's trigger examples fire it as written (an error, or a warning
     when the record's severity says so), its ok examples get no error from it (a warning is
     allowed only where SGLang's verdict depends on something the launch does not say: the
-    GPU, the environment, the model), and its dependent examples fire it as a warning that
-    names that condition."""
+    GPU, the environment, the model). Its dependent examples get no error until a prefix
+    settles what the verdict depends on (`[env=NAME=1]`, `[model=Arch]`, `[gpu=sm90]`):
+    then the rule's own severity; unsettled, a warning that names the condition where the
+    refusal is the usual case, else nothing."""
     n = 0
+    settled_shown = set()
     for pack in bundled_packs("0.5.23"):
         assert pack.problems == []
         for rule in pack.rules:
-            def found(ex):
-                gpu, args = split_example(ex)
-                text = f"python3 -m sglang.launch_server --model-path m {args}\n"
-                return [f for f in lint(text, path="x.sh", settings=Settings(gpu=gpu)).findings
+            def found(text, gpu):
+                return [f for f in lint(text, path=str(tmp_path / "x.sh"), settings=Settings(gpu=gpu)).findings
                         if f.code == rule.code]
             for ex in rule.examples.get("trigger", []):
-                got = found(ex)
+                gpu, args = split_example(ex)
+                got = found(f"python3 -m sglang.launch_server --model-path m {args}\n", gpu)
                 assert [f.severity for f in got] == [rule.severity], (rule.code, ex, got)
                 n += 1
             for ex in rule.examples.get("ok", []):
-                got = found(ex)
+                gpu, args = split_example(ex)
+                got = found(f"python3 -m sglang.launch_server --model-path m {args}\n", gpu)
                 assert all(f.severity == 2 and "SGLang refuses this" in f.message and rule.dependencies
                            for f in got), (rule.code, ex, got)
                 n += 1
             for ex in rule.examples.get("dependent", []):
-                (f,) = found(ex)
-                assert f.severity == 2 and "SGLang refuses this " in f.message, (rule.code, ex, f)
+                assert rule.dependencies, f"{rule.code}: dependent examples, but nothing it depends on"
+                gpu, text = settled_example(ex, tmp_path)
+                got = found(text, gpu)
+                if ex.startswith("["):
+                    assert [f.severity for f in got] == [rule.severity], (rule.code, ex, got)
+                    settled_shown.add(rule.code)
+                else:
+                    assert all(f.severity == 2 and "SGLang refuses this unless" in f.message
+                               for f in got), (rule.code, ex, got)
                 n += 1
     assert n >= 14
+    assert len(settled_shown) >= 10
 
 
 @pytest.mark.parametrize("raw,args,gpu,want", [
@@ -390,8 +427,12 @@ def test_examples_can_name_a_gpu():
     (f,) = apply_rules(parse("--tp-size 2"), [rule], "sm90")
     assert f.severity == 1
     assert not apply_rules(parse("--tp-size 2"), [rule], "sm100")
-    (f,) = apply_rules(parse("--tp-size 2"), [rule], None)  # not said: a warning naming it
-    assert f.severity == 2 and f.message.startswith("x SGLang refuses this when the GPU is sm90")
+    # not said: refused on one generation only, so nothing until the setting names it
+    assert not apply_rules(parse("--tp-size 2"), [rule], None)
+    rec["condition"]["all"][0] = {"not": {"gpu": ["sm90"]}}  # refused everywhere but sm90
+    (rule,) = load_pack_text(json.dumps(rec), "p.json", CAT).rules
+    (f,) = apply_rules(parse("--tp-size 2"), [rule], None)
+    assert f.severity == 2 and f.message.startswith("x SGLang refuses this unless the GPU is sm90")
 
 
 # --- expressions: arithmetic, lists, JSON, text ------------------------------------------

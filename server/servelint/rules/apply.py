@@ -6,10 +6,10 @@ import re
 from typing import Sequence
 
 from servelint.args import ParsedLaunch, Use
-from servelint.model import Edit, Finding, Fix, Related
+from servelint.model import Edit, Finding, Fix, Related, Severity
 from servelint.rules import FixEdit, Rule, RuleFix, RuleSet
-from servelint.model import Severity
-from servelint.rules.condition import (Env, Gpu, Model, assumptions, describe, effective_value,
+from servelint.schema import GPUS
+from servelint.rules.condition import (Env, Gpu, assumptions, describe, effective_value,
                                        evaluate, present_options, unknown_source)
 from servelint.rules.resolve import expand_written, view
 from servelint.rules.context import RuleContext
@@ -139,9 +139,29 @@ def sglang_message(rule: Rule, ctx: RuleContext) -> str:
     return render(template, ctx) if template else rule.message
 
 
+def _usual(atom, value: bool) -> bool:
+    """Whether the atom taking `value` is the usual case: a variable not set (or not
+    true, or not the one value named), a model not among the few named, a GPU among more
+    than half of the generations."""
+    if isinstance(atom, Env):
+        if atom.op in ("set", "truthy"):
+            return atom.value != value  # assumed unset / false
+        return value is (atom.op in ("ne", "notIn"))
+    if isinstance(atom, Gpu):
+        refusing = len(atom.gens) if value else len(GPUS) - len(atom.gens)
+        return refusing * 2 > len(GPUS)
+    return value is False
+
+
 def _depends(rule: Rule, ctx: RuleContext) -> str | None:
-    """When the rule holds only if the GPU, the environment or the model is as SGLang's
-    refusal needs and the file does not say: the sentence that names the condition."""
+    """When the rule holds unless the GPU, the environment or the model is as SGLang's
+    acceptance needs, and the file does not say: the sentence that names the condition.
+
+    Only refusals that hold in the usual case are reported this way: "refused unless
+    SGLANG_GRPC_PORT is set", "unless the model is one of A, B", "unless the GPU is
+    sm100". A refusal that needs something unusual to be true (an opt-in variable set, a
+    particular model family, one GPU generation) stays silent until the file or the
+    settings say so; a warning on every launch that might meet it would be noise."""
     if not rule.dependencies:
         return None
     needed = assumptions(rule.condition, ctx)
@@ -149,22 +169,15 @@ def _depends(rule: Rule, ctx: RuleContext) -> str | None:
         return None
     clauses = []
     for atom, value in needed:
-        # "unless SGLANG_X is set" reads better than "when SGLANG_X is not set"; a GPU or
-        # a model named reads better as "when"
-        negative = (isinstance(atom, Env) and atom.op in ("set", "truthy") and atom.value is False) or (
-            isinstance(atom, Model) and value is False) or (isinstance(atom, Gpu) and value is False)
-        clauses.append((negative, describe(atom, not value) if negative else describe(atom, value)))
-    if all(neg for neg, _ in clauses):
-        condition = "unless " + " or ".join(text for _, text in clauses)
-    else:
-        condition = "when " + " and ".join(
-            text if not neg else f"not ({text})" for neg, text in clauses)
+        if not _usual(atom, value):
+            return None
+        clauses.append(describe(atom, not value))
     hints = []
     for atom, _ in needed:
         hint = unknown_source(atom)
         if hint not in hints:
             hints.append(hint)
-    return f"SGLang refuses this {condition}; {'; '.join(hints)}."
+    return f"SGLang refuses this unless {' or '.join(clauses)}; {'; '.join(hints)}."
 
 
 def apply_rules(parsed: ParsedLaunch, rules: RuleSet | Sequence[Rule],

@@ -735,8 +735,10 @@ def assumptions(cond: Any, ctx: RuleContext) -> list[tuple[Any, bool]] | None:
 def describe(atom: Any, value: bool) -> str:
     """The condition an atom with this value stands for, in words."""
     if isinstance(atom, Gpu):
-        gens = " or ".join(atom.gens)
-        return f"the GPU is {gens}" if value else f"the GPU is not {gens}"
+        gens = atom.gens if value else tuple(g for g in GPUS if g not in atom.gens)
+        if not gens:
+            return "the GPU is none of the known generations"
+        return "the GPU is " + (gens[0] if len(gens) == 1 else ", ".join(gens[:-1]) + " or " + gens[-1])
     if isinstance(atom, Model):
         what = "architecture" if atom.field == "architecture" else "model type"
         names = ", ".join(atom.values)
