@@ -109,11 +109,14 @@ async def test_rule_conflict_on_both_flags_with_hover_and_fix(client: LanguageCl
         ("SL101", types.DiagnosticSeverity.Hint, 3, 2, 33),
     ]
     err = diags[0]
-    assert err.message.startswith("--prefill-only-disable-kv-cache is incompatible with --enable-hisparse")
+    assert err.message.startswith("--prefill-only-disable-kv-cache replaces the KV cache with a pool that stores nothing, while --enable-hisparse needs a KV pool of its own")
+    assert err.data["sglangMessage"].startswith(
+        "--prefill-only-disable-kv-cache is incompatible with --enable-hisparse")
     assert err.related_information[0].location.range.start.line == 3
     h = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=SEED_URI), position=types.Position(4, 6)))
-    for part in ("SL101", "HiSparse attention selects its own KV pool family", "**Solutions**",
+    for part in ("SL101", "**SGLang's message:** `--prefill-only-disable-kv-cache is incompatible with "
+                 "--enable-hisparse", "HiSparse attention selects its own KV pool family", "**Solutions**",
                  "**Prevention**", "# before", "github.com/sgl-project/sglang"):
         assert part in h.contents.value, part
     h = await client.text_document_hover_async(types.HoverParams(

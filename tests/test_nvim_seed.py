@@ -56,7 +56,7 @@ def test_neovim_fixes_a_rule_conflict(tmp_path):
         f"cols 2..19, got {shape}" + context)
     hint, error = initial
     assert error["message"].startswith(
-        "--prefill-only-disable-kv-cache is incompatible with --enable-hisparse"), (
+        "--prefill-only-disable-kv-cache replaces the KV cache with a pool that stores nothing, while --enable-hisparse needs a KV pool of its own"), (
         f"unexpected SL101 error message {error['message']!r}" + context)
     assert "part of" in hint["message"] and "line 6" in hint["message"], (
         f"the hint should say it is part of the problem reported on line 6: {hint['message']!r}" + context)
@@ -66,7 +66,7 @@ def test_neovim_fixes_a_rule_conflict(tmp_path):
     hover = report["hover_hisparse"]
     assert hover.get("kind") == "markdown", f"hover on --enable-hisparse: {hover}" + context
     text = hover.get("value") or ""
-    for needle in ("SL101", "HiSparse attention selects its own KV pool family", "Solutions",
+    for needle in ("SL101", "SGLang's message:", "HiSparse attention selects its own KV pool family", "Solutions",
                    "Remove --enable-hisparse when using --prefill-only-disable-kv-cache",
                    "Prevention", "# before", "github.com/sgl-project/sglang"):
         assert needle in text, f"hover on --enable-hisparse lacks {needle!r}" + context

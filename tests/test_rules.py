@@ -103,7 +103,10 @@ def test_seed_conflict_reported_on_both_flags_and_fixed(name):
     text = SEED_CASES[name]
     result = lint(text, path="x.sh")
     (f,) = [f for f in result.findings if f.code == "SL101"]
-    assert f.message.startswith("--prefill-only-disable-kv-cache is incompatible with --enable-hisparse")
+    # servelint's own words for the launch; SGLang's text kept for searching
+    assert f.message.startswith("--prefill-only-disable-kv-cache replaces the KV cache with a pool that stores nothing, while --enable-hisparse needs a KV pool of its own")
+    assert f.message.endswith("Remove --enable-hisparse or --prefill-only-disable-kv-cache.")
+    assert f.sglang.startswith("--prefill-only-disable-kv-cache is incompatible with --enable-hisparse")
     assert text[f.span.start:f.span.end].startswith("--enable-hisp")
     (rel,) = f.related
     assert rel.mark and text[rel.span.start:rel.span.end].startswith("--prefill-only-disable-kv")
