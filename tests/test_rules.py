@@ -304,9 +304,10 @@ def test_derivation_with_values_and_set():
 
 
 def settled_example(example: str, tmp_path: Path) -> tuple[str | None, str]:
-    """A dependent example's `[gpu=..]`, `[env=NAME=value]` and `[model=Architecture]`
-    prefixes (any order) turned into the GPU setting and a launch line: the variable as a
-    prefix assignment, the model as a local folder with that config.json."""
+    """A dependent example's `[gpu=..]`, `[env=NAME=value]`, `[model=Architecture]` and
+    `[model-type=config model_type]` prefixes (any order) turned into the GPU setting and a
+    launch line: the variable as a prefix assignment, the model as a local folder with that
+    config.json."""
     gpu, prefix, model = None, "", None
     rest = example
     while rest.startswith("["):
@@ -317,14 +318,17 @@ def settled_example(example: str, tmp_path: Path) -> tuple[str | None, str]:
         elif key == "env":
             prefix += value + " "
         elif key == "model":
-            model = value
+            model = {"architectures": [value]}
+        elif key == "model-type":
+            model = {"model_type": value}
         else:
             raise AssertionError(f"unknown example prefix [{tag}]")
     path = "m"
     if model:
-        folder = tmp_path / model
+        folder = tmp_path / next(iter(model.values()))[0] if "architectures" in model else \
+            tmp_path / model["model_type"]
         folder.mkdir(exist_ok=True)
-        (folder / "config.json").write_text(json.dumps({"architectures": [model]}))
+        (folder / "config.json").write_text(json.dumps(model))
         path = str(folder)
     return gpu, f"{prefix}python3 -m sglang.launch_server --model-path {path} {rest}\n"
 
