@@ -320,3 +320,24 @@ def test_written_needs_an_option():
     from servelint.rules.condition import ConditionError, parse_condition
     with pytest.raises(ConditionError, match="written: expected an option name"):
         parse_condition({"value": {"written": 3}, "gt": 1}, load_catalog("0.5.23"))
+
+
+def test_a_rule_that_holds_through_its_environment_branch_is_found(project):
+    """The rule index must not skip a rule whose condition can hold through an
+    environment test alone (one branch of an `any`)."""
+    (project / ".servelint" / "rules" / "i.yaml").write_text("""
+- id: t-index
+  code: T10
+  errorMessage: x
+  messageTemplate: grpc server on {--port}. Unset SGLANG_X_GRPC.
+  condition:
+    any:
+    - present: --grpc-port
+    - {env: SGLANG_X_GRPC, set: true}
+""")
+    _, got = run(project, "a.sh", "SGLANG_X_GRPC=1 " + LAUNCH + "--use-ray\n")
+    assert [f.code for f in got] == ["T10"]
+    _, got = run(project, "a.sh", LAUNCH + "--use-ray --grpc-port 5\n")
+    assert [f.code for f in got] == ["T10"]
+    _, got = run(project, "a.sh", LAUNCH + "--use-ray\n")
+    assert got == []  # refused only when the opt-in variable is on: silent until shown

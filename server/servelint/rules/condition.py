@@ -631,10 +631,20 @@ class _Nothing:
 
 
 def is_false_when_nothing_written(cond) -> bool:
-    """True when `cond` cannot hold for a launch that writes no option (with the GPU not
-    said; unknowns never turn into a true result, so only writing options or naming the
-    GPU can make it hold)."""
-    return evaluate(cond, RuleContext(_Nothing(), None)) is not True
+    """True when `cond` cannot hold for a launch that writes no option, whatever the GPU,
+    the environment and the model turn out to be (other unknowns never turn into a true
+    result, so only writing options can make it hold)."""
+    from itertools import product
+
+    empty = RuleContext(_Nothing(), None)
+    atoms = dependency_atoms(cond)
+    if len(atoms) > 8:
+        return False  # too many to try: index the rule as one that may always hold
+    for values in product((True, False), repeat=len(atoms)):
+        trial = RuleContext(empty.launch, None, assume=dict(zip(atoms, values)))
+        if evaluate(cond, trial) is True:
+            return False
+    return True
 
 
 def mentions_gpu(cond) -> bool:
