@@ -19,6 +19,8 @@ from servelint.rules.condition import ConditionError, evaluate, parse_condition
 from servelint.rules.context import RuleContext
 from servelint.settings import Settings
 
+from rule_examples import settled_example
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "tests" / "data" / "packs" / "seed.json"
 SCHEMA = json.loads((ROOT / "schemas" / "rule.schema.json").read_text())
@@ -301,36 +303,6 @@ def test_derivation_with_values_and_set():
     from servelint.rules.apply import apply_rules
     (f,) = apply_rules(result.parsed[0], [rule])
     assert apply_edits(text, f.fixes[0].edits) == text.replace("triton", "flashinfer")
-
-
-def settled_example(example: str, tmp_path: Path) -> tuple[str | None, str]:
-    """A dependent example's `[gpu=..]`, `[env=NAME=value]`, `[model=Architecture]` and
-    `[model-type=config model_type]` prefixes (any order) turned into the GPU setting and a
-    launch line: the variable as a prefix assignment, the model as a local folder with that
-    config.json."""
-    gpu, prefix, model = None, "", None
-    rest = example
-    while rest.startswith("["):
-        tag, _, rest = rest[1:].partition("] ")
-        key, _, value = tag.partition("=")
-        if key == "gpu":
-            gpu = value
-        elif key == "env":
-            prefix += value + " "
-        elif key == "model":
-            model = {"architectures": [value]}
-        elif key == "model-type":
-            model = {"model_type": value}
-        else:
-            raise AssertionError(f"unknown example prefix [{tag}]")
-    path = "m"
-    if model:
-        folder = tmp_path / next(iter(model.values()))[0] if "architectures" in model else \
-            tmp_path / model["model_type"]
-        folder.mkdir(exist_ok=True)
-        (folder / "config.json").write_text(json.dumps(model))
-        path = str(folder)
-    return gpu, f"{prefix}python3 -m sglang.launch_server --model-path {path} {rest}\n"
 
 
 def test_bundled_rule_examples_behave(tmp_path):

@@ -21,6 +21,7 @@ backslash at the end of a line continues it. Anything the reader cannot read as 
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from servelint.args import Reader
@@ -44,23 +45,36 @@ def _sections(text: str) -> dict[str, str]:
     return {k: " ".join(v) for k, v in out.items()}
 
 
+_TAG = re.compile(r"^\[(?:gpu|env|model|model-type)=[^\]]+\]\s+")
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
 def example_fix_args(rec: dict) -> tuple[str, str] | None:
     """The argument lists (after the entrypoint) of a record's exampleFix "# before" and
-    "# after" lines, or None when it has not both."""
+    "# after" lines, or None when it has not both. What settles a dependent rule comes
+    first, as in examples.dependent: `[gpu=..]`/`[model=..]`/`[model-type=..]` tags as
+    written, and a shell assignment before the command (`SGLANG_X=1 python -m ...`) as
+    `[env=SGLANG_X=1]`."""
     sections = _sections(rec.get("exampleFix") or "")
     if "before" not in sections or "after" not in sections:
         return None
     out = []
     for label in ("before", "after"):
+        text = sections[label]
+        tags = []
+        while (m := _TAG.match(text)):
+            tags.append(m.group(0).strip())
+            text = text[m.end():]
         try:
-            words = shlex.split(sections[label])
+            words = shlex.split(text)
         except ValueError:
             return None
         for i, w in enumerate(words):
             if w in ("sglang.launch_server", "sglang_router.launch_server", "serve"):
+                tags += [f"[env={a}]" for a in words[:i] if _ASSIGN.match(a)]
                 words = words[i + 1:]
                 break
-        out.append(shlex.join(words))
+        out.append(" ".join(tags + [shlex.join(words)]))
     return out[0], out[1]
 
 
