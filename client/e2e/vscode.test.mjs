@@ -803,6 +803,22 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       assert.match(related, /\.Values\.backend is flash_infer/);
     }));
 
+  test("environment-dependent verdict: SL664 (--sidecar without a gRPC port) is an error where the container's env: lacks SGLANG_GRPC_PORT, a warning naming it under envFrom, nothing where env: sets it",
+    { timeout: TEST_TIMEOUT }, () => s.check("env-dependent", async () => {
+      const rel = "k8s/sidecar.yaml";
+      await s.open(rel);
+      await s.showProblems("sidecar.yaml");
+      // `    command: [python3, -m, sglang.launch_server, --model-path, /models/m, --sidecar, ./agent]`:
+      // --sidecar after 74 characters, on lines 10 and 16.
+      await s.expectFindings(rel, ["SL664 10:75", "SL664 16:75"]);
+      const rows = (await s.problems()).filter((p) => p.file === rel && p.code === "SL664")
+        .sort((a, b) => a.line - b.line);
+      assert.deepEqual(rows.map((p) => [p.severity, p.line]), [["Error", 10], ["Warning", 16]]);
+      assert.match(rows[0].message, /^--sidecar connects to SGLang's native gRPC server/);
+      assert.doesNotMatch(rows[0].message, /SGLang refuses this unless/);
+      assert.match(rows[1].message, /SGLang refuses this unless SGLANG_GRPC_PORT is set; this file does not say whether SGLANG_GRPC_PORT is set/);
+    }));
+
   test("notebook: the cell `!python -m sglang.launch_server ... --tp_size 2` shows SL002 on --tp_size (cell line 1, column 56)",
     { timeout: TEST_TIMEOUT }, () => s.check("problems-notebook", async () => {
       await s.open("notebook.ipynb");
@@ -836,15 +852,22 @@ describe("VS Code with the servelint .vsix (trusted workspace)", { timeout: 1_20
       assert.match(text, /argparse matches option strings exactly/);
     }));
 
-  test("hover on the SL101 conflict (--enable-hisparse) shows the seed rule", { timeout: TEST_TIMEOUT }, () =>
+  test("hover on the SL101 conflict (--enable-hisparse) shows servelint's message, then the seed rule with SGLang's own message", { timeout: TEST_TIMEOUT }, () =>
     s.check("hover-seed-rule", async () => {
       await s.goTo(6, 40);
       // The server's part of the hover (the rule's record), not only VS Code's problem part.
       const text = await s.hover("Why it fails.");
       // The rule's part starts with its heading (code and slug), not the finding's message again.
-      const rulePart = text.slice(text.indexOf("SL101 prefill-only-disable-kv-cache-is-incompatible"));
-      assert.ok(rulePart.length < text.length, text);
-      assert.ok(!rulePart.split("Rules about this option")[0].includes("is incompatible with --enable-hisparse: HiSparse"), text);
+      const at = text.indexOf("SL101 prefill-only-disable-kv-cache-is-incompatible");
+      const problemPart = text.slice(0, at);
+      const rulePart = text.slice(at);
+      assert.ok(at > 0, text);
+      // VS Code's problem part: servelint's own words, saying what to do.
+      assert.match(problemPart, /replaces the KV cache with a pool that stores nothing/);
+      assert.match(problemPart, /Remove --enable-hisparse or --prefill-only-disable-kv-cache/);
+      assert.ok(!rulePart.split("Rules about this option")[0].includes("replaces the KV cache with a pool that stores nothing"), text);
+      // The rule's part: SGLang's own message (for searching its issues), then the record.
+      assert.match(rulePart, /SGLang's message: --prefill-only-disable-kv-cache is incompatible with --enable-hisparse: HiSparse/);
       assert.match(text, /HiSparse attention selects its own KV pool family/);
     }));
 
