@@ -341,3 +341,23 @@ def test_a_rule_that_holds_through_its_environment_branch_is_found(project):
     assert [f.code for f in got] == ["T10"]
     _, got = run(project, "a.sh", LAUNCH + "--use-ray\n")
     assert got == []  # refused only when the opt-in variable is on: silent until shown
+
+
+def test_either_of_two_dependencies_is_enough(project):
+    (project / ".servelint" / "rules" / "e.yaml").write_text("""
+- id: t-either
+  code: T11
+  errorMessage: x
+  messageTemplate: mla on {--attention-backend}. Use another backend.
+  condition:
+    all:
+    - {option: --attention-backend, eq: cutlass_mla}
+    - any:
+      - not: {model: {architecture: [DeepseekV3ForCausalLM]}}
+      - not: {gpu: [sm100, sm103]}
+""")
+    (_, got) = run(project, "a.sh", LAUNCH + "--attention-backend cutlass_mla\n")
+    assert [f.severity for f in got] == [2]
+    assert "SGLang refuses this unless" in got[0].message
+    _, got = run(project, "a.sh", LAUNCH + "--attention-backend cutlass_mla\n", gpu="sm90")
+    assert [f.severity for f in got] == [1]

@@ -8,8 +8,7 @@ from typing import Sequence
 from servelint.args import ParsedLaunch, Use
 from servelint.model import Edit, Finding, Fix, Related, Severity
 from servelint.rules import FixEdit, Rule, RuleFix, RuleSet
-from servelint.schema import GPUS
-from servelint.rules.condition import (Env, Gpu, assumptions, describe, effective_value,
+from servelint.rules.condition import (assumptions, describe, effective_value, usual,
                                        evaluate, present_options, unknown_source)
 from servelint.rules.resolve import expand_written, view
 from servelint.rules.context import RuleContext
@@ -139,20 +138,6 @@ def sglang_message(rule: Rule, ctx: RuleContext) -> str:
     return render(template, ctx) if template else rule.message
 
 
-def _usual(atom, value: bool) -> bool:
-    """Whether the atom taking `value` is the usual case: a variable not set (or not
-    true, or not the one value named), a model not among the few named, a GPU among more
-    than half of the generations."""
-    if isinstance(atom, Env):
-        if atom.op in ("set", "truthy"):
-            return atom.value != value  # assumed unset / false
-        return value is (atom.op in ("ne", "notIn"))
-    if isinstance(atom, Gpu):
-        refusing = len(atom.gens) if value else len(GPUS) - len(atom.gens)
-        return refusing * 2 > len(GPUS)
-    return value is False
-
-
 def _depends(rule: Rule, ctx: RuleContext) -> str | None:
     """When the rule holds unless the GPU, the environment or the model is as SGLang's
     acceptance needs, and the file does not say: the sentence that names the condition.
@@ -169,7 +154,7 @@ def _depends(rule: Rule, ctx: RuleContext) -> str | None:
         return None
     clauses = []
     for atom, value in needed:
-        if not _usual(atom, value):
+        if not usual(atom, value):
             return None
         clauses.append(describe(atom, not value))
     hints = []

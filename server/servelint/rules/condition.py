@@ -720,26 +720,49 @@ def dependency_atoms(cond: Any) -> list[Any]:
 
 def assumptions(cond: Any, ctx: RuleContext) -> list[tuple[Any, bool]] | None:
     """When `cond` is unknown only because of GPU, environment or model atoms the file does
-    not settle: the fewest of those atoms' values under which it holds, as (atom, value);
-    None when no such values exist or something else is unknown."""
+    not settle: the fewest of those atoms, with values, under which it holds whatever the
+    others are, as (atom, value); the usual-case values (`usual`) preferred. None when no
+    such values exist or something else is unknown."""
     from dataclasses import replace
-    from itertools import product
+    from itertools import combinations, product
 
     open_atoms = [a for a in dependency_atoms(cond) if _settle(a, ctx) is None]
     if not open_atoms or len(open_atoms) > 6:
         return None
-    for values in sorted(product((True, False), repeat=len(open_atoms)), key=lambda v: -sum(v)):
-        trial = replace(ctx, assume=dict(zip(open_atoms, values)))
-        if evaluate(cond, trial) is True:
-            # keep only the atoms the verdict needs: drop one whose other value also holds
-            needed = []
-            for atom, v in zip(open_atoms, values):
-                other = dict(trial.assume or {})
-                other[atom] = not v
-                if evaluate(cond, replace(ctx, assume=other)) is not True:
-                    needed.append((atom, v))
-            return needed or None
+
+    def holds_for_all(fixed: dict) -> bool:
+        rest = [a for a in open_atoms if a not in fixed]
+        for values in product((True, False), repeat=len(rest)):
+            trial = replace(ctx, assume={**fixed, **dict(zip(rest, values))})
+            if evaluate(cond, trial) is not True:
+                return False
+        return True
+
+    for size in range(1, len(open_atoms) + 1):
+        found = []
+        for subset in combinations(open_atoms, size):
+            for values in product((True, False), repeat=size):
+                fixed = dict(zip(subset, values))
+                if holds_for_all(fixed):
+                    found.append(list(fixed.items()))
+        if found:
+            found.sort(key=lambda pairs: -sum(usual(a, v) for a, v in pairs))
+            return found[0]
     return None
+
+
+def usual(atom: Any, value: bool) -> bool:
+    """Whether the atom taking `value` is the usual case: a variable not set (or not
+    true, or not the one value named), a model not among the few named, a GPU among more
+    than half of the generations."""
+    if isinstance(atom, Env):
+        if atom.op in ("set", "truthy"):
+            return atom.value != value  # assumed unset / false
+        return value is (atom.op in ("ne", "notIn"))
+    if isinstance(atom, Gpu):
+        refusing = len(atom.gens) if value else len(GPUS) - len(atom.gens)
+        return refusing * 2 > len(GPUS)
+    return value is False
 
 
 def describe(atom: Any, value: bool) -> str:
