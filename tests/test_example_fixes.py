@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from servelint.engine import lint
-from servelint.rules import bundled_packs
+from servelint.rules import bundled_packs, split_example
 from servelint.rules.derive import example_fix_args
 from servelint.settings import Settings
 
@@ -54,6 +54,7 @@ def site_class(where: str | None) -> str | None:
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_sglang_accepts_the_after_line(rule):
     before, after = example_fix_args(rule.record)
+    gpu, after = split_example(after)  # a [gpu=..] line was judged on that GPU
     if has_prefix(after):
         # settled by an environment variable or a model SGLang's validator here cannot be given
         assert rule.dependencies, f"{rule.code}: a prefixed after line, but the rule depends on nothing"

@@ -49,11 +49,12 @@ def cases() -> list[dict]:
                                 "gpu": gpu or GPU, "gpu_named": gpu is not None})
             pair = example_fix_args(rule.record)
             if pair is not None:
-                for kind, args in zip(("before", "after"), pair):
+                for kind, line in zip(("before", "after"), pair):
+                    gpu, args = split_example(line)  # a [gpu=..] tag: judged on that GPU
                     if args.startswith("["):
                         continue  # settled by an environment or a model the validator is not given
-                    out.append({"source": f"fix:{rule.code}:{kind}", "args": args, "gpu": GPU,
-                                "gpu_named": False})
+                    out.append({"source": f"fix:{rule.code}:{kind}", "args": args, "gpu": gpu or GPU,
+                                "gpu_named": gpu is not None})
     for code, check in sorted(load_checks().items()):
         if check.lang != "bash" or "<" in check.example or "--config" in check.example:
             continue  # placeholders, non-launch examples, and files that exist only in the docs
