@@ -77,8 +77,9 @@ def record_markdown(rule) -> str:
              f"{'derived from the exampleFix' if rule.derived else 'explicit condition'} "
              f"in `{rule.source}`.", ""]
     if rule.template:
-        lines += ["`‹--flag›` stands for the launch's own value of that option.", "",
-                  f"SGLang's own message: `{rule.message}`", ""]
+        if shown != rule.template:
+            lines += ["`‹--flag›` stands for the launch's own value of that option.", ""]
+        lines += [f"SGLang's own message: `{rule.message}`", ""]
     lines += ["## What it does", "", rec.get("documentation") or rule.message, ""]
     why = [x for x in (rec.get("triggerScenarios"), rec.get("commonSituations")) if x]
     lines += ["## Why it matters", "", "SGLang stops at start-up with its message. "
