@@ -107,6 +107,12 @@ def _target(parsed: ParsedLaunch, rule: Rule) -> Use | None:
         use = parsed.last_use(opt.dest)
         if use is not None and use.written:
             return use
+    resolved = view(parsed)  # an option a resolution step derived: where it came from
+    for opt in present_options(rule.condition) + rule.options:
+        for dest in resolved.origins(opt.dest):
+            use = parsed.last_use(dest)
+            if use is not None and use.written:
+                return use
     return None
 
 

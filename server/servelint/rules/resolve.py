@@ -164,6 +164,16 @@ class Resolved:
     def set_by_step(self, dest: str) -> bool:
         return dest in self.stepped
 
+    def origins(self, dest: str) -> list[str]:
+        """The dests a step read to give `dest` its value: the option it copied first, then
+        the options its `when` tests (where a finding about `dest` can sit)."""
+        step = self.stepped.get(dest)
+        if step is None:
+            return []
+        from servelint.rules.condition import options_of
+        out = [src.dest for opt, src in step.set if opt.dest == dest and isinstance(src, Option)]
+        return out + [o.dest for o in options_of(step.when) if o.dest not in out]
+
     def write_back(self, dest: str) -> WriteBack | None:
         step = self.stepped.get(dest)
         if step is None:
