@@ -55,17 +55,18 @@ def site_class(where: str | None) -> str | None:
 def test_sglang_accepts_the_after_line(rule):
     before, after = example_fix_args(rule.record)
     gpu, after = split_example(after)  # a [gpu=..] line was judged on that GPU
-    if has_prefix(after):
-        # settled by an environment variable or a model SGLang's validator here cannot be given
+    if has_prefix(after) or gpu not in (None, "sm90", "sm100"):
+        # settled by an environment variable, a model or a GPU SGLang's validator here
+        # cannot be given (it pretends an sm90 or an sm100)
         assert rule.dependencies, f"{rule.code}: a prefixed after line, but the rule depends on nothing"
         return
     row = VERDICTS.get((f"fix:{rule.code}:after", after))
     assert row is not None, f"{rule.code}: the after line was not judged; run `make conformance`"
     # "environment": SGLang stopped on something outside the flags (a hub download, a
-    # missing package). A rule whose verdict depends on the model may have an after line
-    # the tiny Llama the validator runs with cannot serve (--encoder-only): refused at a
-    # site the coverage inventory classes as model-dependent, never at a flag-decided one.
-    if row["verdict"] == "rejected" and rule.dependencies:
+    # missing package). An after line the tiny Llama the validator runs with cannot serve
+    # (--encoder-only needs a multimodal model) may be refused at a site the coverage
+    # inventory classes as model- or hardware-dependent, never at a flag-decided one.
+    if row["verdict"] == "rejected":
         assert site_class(row.get("where")) in ("model", "hardware"), (rule.code, after, row["error"])
         return
     assert row["verdict"] in ("accepted", "environment"), (rule.code, after, row["error"])
