@@ -155,7 +155,7 @@ def _depends(rule: Rule, ctx: RuleContext) -> str | None:
     settings say so; a warning on every launch that might meet it would be noise."""
     if not rule.dependencies:
         return None
-    needed = assumptions(rule.condition, ctx)
+    needed = assumptions(rule.condition, ctx, usual_only=True, atoms=rule.dependencies)
     if not needed:
         return None
     clauses = []

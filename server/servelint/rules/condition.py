@@ -718,17 +718,27 @@ def dependency_atoms(cond: Any) -> list[Any]:
     return out
 
 
-def assumptions(cond: Any, ctx: RuleContext) -> list[tuple[Any, bool]] | None:
+def assumptions(cond: Any, ctx: RuleContext, usual_only: bool = False,
+                atoms: list[Any] | None = None) -> list[tuple[Any, bool]] | None:
     """When `cond` is unknown only because of GPU, environment or model atoms the file does
     not settle: the fewest of those atoms, with values, under which it holds whatever the
     others are, as (atom, value); the usual-case values (`usual`) preferred. None when no
-    such values exist or something else is unknown."""
+    such values exist or something else is unknown. `usual_only`: None as soon as it is
+    clear that no usual-case values make it hold (all a warning needs). `atoms`: the
+    condition's dependency atoms when the caller has them (Rule.dependencies)."""
     from dataclasses import replace
     from itertools import combinations, product
 
-    open_atoms = [a for a in dependency_atoms(cond) if _settle(a, ctx) is None]
+    open_atoms = [a for a in (dependency_atoms(cond) if atoms is None else atoms)
+                  if _settle(a, ctx) is None]
     if not open_atoms or len(open_atoms) > 6:
         return None
+    # Whatever the search finds holds with every open atom at its usual value; when even
+    # that does not hold, nothing will (one evaluation instead of the search, the usual way
+    # out on a launch whose options already decide the rule)
+    if evaluate(cond, replace(ctx, assume={a: _usual_value(a) for a in open_atoms})) is not True:
+        if usual_only:
+            return None
 
     def holds_for_all(fixed: dict) -> bool:
         rest = [a for a in open_atoms if a not in fixed]
@@ -749,6 +759,10 @@ def assumptions(cond: Any, ctx: RuleContext) -> list[tuple[Any, bool]] | None:
             found.sort(key=lambda pairs: -sum(usual(a, v) for a, v in pairs))
             return found[0]
     return None
+
+
+def _usual_value(atom: Any) -> bool:
+    return usual(atom, True)
 
 
 def usual(atom: Any, value: bool) -> bool:

@@ -37,6 +37,8 @@ class RuleContext:
     @classmethod
     def of(cls, parsed: ParsedLaunch, gpu: str | None = None,
            model: Mapping[str, str] | None = None) -> RuleContext:
+        from servelint.rules.resolve import view
         launch = parsed.launch
-        return cls(parsed, parsed.catalog, gpu, env=launch.env,
+        # the resolved launch (resolve.py): what every condition reads, made once here
+        return cls(view(parsed), parsed.catalog, gpu, env=launch.env,
                    env_complete=getattr(launch, "env_complete", False), model=model)

@@ -136,6 +136,7 @@ class Resolved:
         self.norm = normalizer(catalog) if catalog is not None else Normalizer({}, ())
         self.overrides: dict[str, tuple[bool, Any]] = {}
         self.stepped: dict[str, Step] = {}
+        self._seen: dict[tuple[str, str], tuple[bool, Any]] = {}  # values read so far
         self._run_steps()
 
     # the Written protocol, so conditions can be evaluated on the view itself
@@ -153,12 +154,17 @@ class Resolved:
 
     def before_steps(self, opt: Option) -> tuple[bool, Any]:
         """The value after value normalisation, before any resolution step."""
+        key = (opt.dest, opt.name)
+        got = self._seen.get(key)
+        if got is not None:
+            return got
         from servelint.rules.condition import raw_effective_value
         known, v = raw_effective_value(self.launch, opt)
         if known:
             rule = self.norm.values.get(opt.dest)
             if rule is not None:
                 v = rule.apply(v)
+        self._seen[key] = (known, v)
         return known, v
 
     def set_by_step(self, dest: str) -> bool:
