@@ -309,29 +309,28 @@ def _option(name: Any, catalog: Catalog, where: str) -> Option:
     return opt
 
 
+def leaves(cond: Any):
+    """The tests of a condition (everything but all/any/not), in order."""
+    if isinstance(cond, (All, Any_)):
+        for x in cond.items:
+            yield from leaves(x)
+    elif isinstance(cond, Not):
+        yield from leaves(cond.item)
+    else:
+        yield cond
+
+
 def options_of(cond: Any) -> list[Option]:
     """Every option a condition mentions, in order, once each."""
     out: list[Option] = []
-
-    def walk(c):
-        if isinstance(c, (All, Any_)):
-            for x in c.items:
-                walk(x)
-        elif isinstance(c, Not):
-            walk(c.item)
-        elif isinstance(c, DEPENDENCIES):
-            return
-        elif isinstance(c, ValueTest):
-            for o in expr_options(c.expr) + expr_options(c.target):
-                if o not in out:
-                    out.append(o)
+    for c in leaves(cond):
+        if isinstance(c, DEPENDENCIES):
+            continue
+        if isinstance(c, ValueTest):
+            found = expr_options(c.expr) + expr_options(c.target)
         else:
-            if c.option not in out:
-                out.append(c.option)
-            if isinstance(c, Compare) and isinstance(c.value, Option) and c.value not in out:
-                out.append(c.value)
-
-    walk(cond)
+            found = [c.option] + ([c.value] if isinstance(c, Compare) and isinstance(c.value, Option) else [])
+        out.extend(o for o in found if o not in out)
     return out
 
 
@@ -648,11 +647,7 @@ def is_false_when_nothing_written(cond) -> bool:
 
 
 def mentions_gpu(cond) -> bool:
-    if isinstance(cond, (All, Any_)):
-        return any(mentions_gpu(c) for c in cond.items)
-    if isinstance(cond, Not):
-        return mentions_gpu(cond.item)
-    return isinstance(cond, Gpu)
+    return any(isinstance(c, Gpu) for c in leaves(cond))
 
 
 # --- what a verdict depends on ----------------------------------------------------------
@@ -703,18 +698,11 @@ def _settle(atom: Any, ctx: RuleContext) -> bool | None:
 
 
 def dependency_atoms(cond: Any) -> list[Any]:
+    """The GPU, environment and model tests of a condition, once each."""
     out: list[Any] = []
-
-    def walk(c):
-        if isinstance(c, (All, Any_)):
-            for x in c.items:
-                walk(x)
-        elif isinstance(c, Not):
-            walk(c.item)
-        elif isinstance(c, DEPENDENCIES) and c not in out:
+    for c in leaves(cond):
+        if isinstance(c, DEPENDENCIES) and c not in out:
             out.append(c)
-
-    walk(cond)
     return out
 
 
