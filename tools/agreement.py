@@ -45,33 +45,19 @@ sys.path.insert(0, os.path.join(ROOT, "server"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 
-SGLANG_SITE_PACKAGES = os.path.join(ROOT, ".venv-sglang", "lib", "python3.11", "site-packages")
-
-
 def site_classes() -> dict[str, str]:
     """file:line -> class of the coverage inventory's sites. A raise or assert written over
     several lines is known by its first line, while SGLang's traceback (the oracle's `where`)
     can name a later one (`assert (a\n and b), msg` names the line of `and b`): every line of
-    the statement gets its class, read from SGLang's source in .venv-sglang when it is there."""
-    import ast
+    the statement gets its class (tools/coverage/sites.json records where each one ends)."""
     from sglang_coverage import load
     sites, rows = load()
     out = {f"{f}:{line}": got[0]["class"] for (f, line), got in rows.items()}
-    by_file: dict[str, dict[int, str]] = {}
-    for (f, line), got in rows.items():
-        by_file.setdefault(f, {})[line] = got[0]["class"]
-    for f, lines in by_file.items():
-        path = os.path.join(SGLANG_SITE_PACKAGES, f)
-        if not os.path.exists(path):
-            continue
-        try:
-            tree = ast.parse(open(path, encoding="utf-8").read())
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Raise, ast.Assert)) and node.lineno in lines:
-                for n in range(node.lineno + 1, (node.end_lineno or node.lineno) + 1):
-                    out.setdefault(f"{f}:{n}", lines[node.lineno])
+    for site in sites:
+        got = rows.get((site["file"], site["line"]))
+        if got:
+            for n in range(site["line"] + 1, site.get("end_line", site["line"]) + 1):
+                out.setdefault(f"{site['file']}:{n}", got[0]["class"])
     return out
 
 

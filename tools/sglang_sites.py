@@ -77,7 +77,7 @@ for rel in files:
                 kind = "assert"; cls = "AssertionError"
                 message = msg_of(n.msg, src) if n.msg is not None else None
                 test = ast.get_source_segment(src, n.test)
-            rows.append({"file": rel, "line": n.lineno, "function": func, "kind": kind,
+            rows.append({"file": rel, "line": n.lineno, "end_line": n.end_lineno, "function": func, "kind": kind,
                          "exception": cls, "message": message, "assert_test": test,
                          "guards": list(reversed(conds))})
 json.dump(rows, sys.stdout, indent=1)

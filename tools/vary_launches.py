@@ -4,7 +4,7 @@ was written from (servelint issue 14).
     .venv/bin/python tools/vary_launches.py --count 400 --seed 808 > /tmp/cases.jsonl
 
 The launches come from real files: SGLang's own repository
-(../shared/corpus/sglang-own-verdicts.jsonl, the argv SGLang judged) and servelint's real-file
+(tests/data/corpus/sglang-own-verdicts.jsonl, a copy of the shared corpus: the argv SGLang judged) and servelint's real-file
 corpora (tests/data/real/<format>/verdicts.jsonl). Most of them are accepted by SGLang, so
 about half of the families also get a flag-decided problem injected: the words of one
 bundled rule's trigger example (server/servelint/rules/packs/*.yaml, `examples.trigger`),
@@ -55,7 +55,7 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "server"))
 
-CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "sglang-own-verdicts.jsonl")
+CORPUS = os.path.join(ROOT, "tests", "data", "corpus", "sglang-own-verdicts.jsonl")
 REAL = os.path.join(ROOT, "tests", "data", "real")
 VERSION = "0.5.23"
 # The rule packs the trigger examples are read from (a git revision of this checkout): the
