@@ -19,6 +19,7 @@ FOREIGN = 1 << 40  # offsets of words from another file are shifted by this much
 class ConfigFile:
     path: str
     index: LineIndex
+    span: Span | None = None  # the `--config` value in the launch's own document
 
 
 class MergedHost:
@@ -107,13 +108,16 @@ def merge_config(launch: Launch, doc_path: str | None,
         findings.append(Finding(f.code, f.severity, f"{cfg}: {f.message}", value.span))
     shifted = [Token(Span(w.span.start + FOREIGN, w.span.end + FOREIGN), w.text, w.prefix, w.splat,
                      w.raw, w.origin) for w in words]
-    return merged_with(shifted + rest), findings, ConfigFile(full, LineIndex(text))
+    return merged_with(shifted + rest), findings, ConfigFile(full, LineIndex(text), value.span)
 
 
 def settle_foreign(findings: list[Finding], cfg: ConfigFile) -> list[Finding]:
-    """Findings of a launch merged with a config file, told in this document: a problem
-    inside the config file alone is left to that file's own lint; one that involves a flag
-    of this launch sits on that flag and points into the config file."""
+    """Findings of a launch merged with a config file, told in this document: one that
+    involves a flag of this launch sits on that flag and points into the config file; a
+    problem made only of the config file's words sits on the `--config` value, named by
+    the file and pointing at the words (the file's own lint reports it there too, but only
+    the launch sees the command line it is merged with, and a CI run may lint only the
+    script)."""
     def foreign(span):
         return span.start >= FOREIGN
 
@@ -127,11 +131,16 @@ def settle_foreign(findings: list[Finding], cfg: ConfigFile) -> list[Finding]:
     for f in findings:
         if foreign(f.span):
             local = next((r for r in f.related if not foreign(r.span) and r.path is None), None)
-            if local is None:
-                continue
             moved = Related(f.span, "set here in the config file")
-            f.related = [outside(moved)] + [r for r in f.related if r is not local]
-            f.span = local.span
+            if local is None:
+                if cfg.span is None:
+                    continue
+                f.message = f"{os.path.basename(cfg.path)}: {f.message}"
+                f.related = [outside(moved)] + f.related
+                f.span = cfg.span
+            else:
+                f.related = [outside(moved)] + [r for r in f.related if r is not local]
+                f.span = local.span
         f.related = [outside(r) if foreign(r.span) and r.path is None else r for r in f.related]
         f.fixes = [x for x in f.fixes if all(not foreign(e.span) for e in x.edits)]
         out.append(f)
