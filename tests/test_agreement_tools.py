@@ -264,3 +264,21 @@ def test_a_multi_line_assert_is_classified_by_any_of_its_lines():
     assert classes["sglang/srt/arg_groups/validation_hook.py:132"] == "flags"
     assert classes["sglang/srt/arg_groups/validation_hook.py:133"] == "flags"
     assert "sglang/srt/arg_groups/validation_hook.py:100000" not in classes
+
+
+def test_a_dependency_warning_is_counted_apart_from_errors():
+    """A flag-decided rejection that servelint reports only as a warning naming what the
+    verdict depends on is not in the first figure, but is counted as warned."""
+    import agreement
+    where = "sglang/srt/arg_groups/serving_hook.py:403"  # `--sidecar must not be empty`: flags
+    rows = [
+        # --sidecar without --grpc-port: SGLang (no SGLANG_GRPC_PORT) refuses; servelint warns
+        {"args": "--sidecar ./agent", "verdict": "rejected", "where": where, "step": "full",
+         "error": "ValueError: --sidecar requires --grpc-port or SGLANG_GRPC_PORT."},
+        {"args": "--sidecar ' '", "verdict": "rejected", "where": where, "step": "full",
+         "error": "ValueError: --sidecar must not be empty."},
+        {"args": "--sidecar ./agent --grpc-port 5", "verdict": "accepted", "where": None,
+         "step": None, "error": None},
+    ]
+    m = agreement.measure(rows, {where: "flags"})
+    assert (m["flag_rejections"], m["reported"], m["warned"], m["false_errors"]) == (2, 1, 1, [])
