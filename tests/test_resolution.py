@@ -361,3 +361,19 @@ def test_either_of_two_dependencies_is_enough(project):
     assert "SGLang refuses this unless" in got[0].message
     _, got = run(project, "a.sh", LAUNCH + "--attention-backend cutlass_mla\n", gpu="sm90")
     assert [f.severity for f in got] == [1]
+
+
+def test_load_balance_method_auto_resolves_by_disaggregation_mode(project):
+    (project / ".servelint" / "rules" / "l.yaml").write_text("""
+- id: t-lbm
+  code: T12
+  errorMessage: x
+  messageTemplate: load balance {--load-balance-method}. Set --load-balance-method round_robin.
+  condition: {option: --load-balance-method, eq: follow_bootstrap_room}
+""")
+    _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode prefill\n")
+    assert [f.message for f in got] == ["load balance follow_bootstrap_room. Set --load-balance-method round_robin."]
+    _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode decode\n")
+    assert got == []
+    _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode prefill --load-balance-method round_robin\n")
+    assert got == []
