@@ -113,6 +113,9 @@ class Hit:
     path: str
 
 
+NOT_A_MAPPING = object()  # ValuesFile.node_at: a key before the last holds no mapping
+
+
 @dataclass
 class ValuesFile:
     path: str
@@ -126,20 +129,25 @@ class ValuesFile:
             self._index = LineIndex(self.text)
         return self._index
 
-    def lookup(self, keys: tuple[str, ...]) -> Hit | None:
-        """The node at `keys`, or None when the file has no such key."""
+    def node_at(self, keys: tuple[str, ...]):
+        """The node at `keys`; NOT_A_MAPPING when a key before the last holds no mapping,
+        None when a mapping lacks the key. Of repeated keys the last one wins, as in
+        Helm's parser."""
         node = self.root
         for key in keys:
             if not isinstance(node, yaml.MappingNode):
+                return NOT_A_MAPPING
+            node = next((v for k, v in reversed(node.value)
+                         if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+            if node is None:
                 return None
-            found = None
-            for k, v in node.value:
-                if isinstance(k, yaml.ScalarNode) and k.value == key:
-                    found = v  # the last one wins, as in Helm's parser
-            if found is None:
-                return None
-            node = found
-        assert isinstance(node, yaml.Node)
+        return node
+
+    def lookup(self, keys: tuple[str, ...]) -> Hit | None:
+        """The node at `keys`, or None when the file has no such key."""
+        node = self.node_at(keys)
+        if not isinstance(node, yaml.Node):
+            return None
         return Hit(_scalar(node), Span(node.start_mark.index, node.end_mark.index),
                    ".Values." + ".".join(keys))
 
@@ -447,14 +455,9 @@ def truth(expr: str, values: ValuesFile, dot_root: bool) -> bool | None:
     term = _value_term(expr.strip())
     if term is None or (not term[1] and not dot_root):
         return None
-    node = values.root
-    for key in term[0]:
-        if not isinstance(node, yaml.MappingNode):
-            return None
-        node = next((v for k, v in reversed(node.value)
-                     if isinstance(k, yaml.ScalarNode) and k.value == key), None)
-        if node is None:
-            return None
+    node = values.node_at(term[0])
+    if not isinstance(node, yaml.Node):
+        return None
     if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
         return bool(node.value)
     if not isinstance(node, yaml.ScalarNode):
@@ -468,15 +471,10 @@ def truth(expr: str, values: ValuesFile, dot_root: bool) -> bool | None:
 
 
 def _is_null(values: ValuesFile, keys: tuple[str, ...]) -> bool:
-    node = values.root
-    for key in keys:
-        if not isinstance(node, yaml.MappingNode):
-            return False
-        node = next((v for k, v in reversed(node.value)
-                     if isinstance(k, yaml.ScalarNode) and k.value == key), None)
-        if node is None:
-            return True
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+    node = values.node_at(keys)
+    if node is NOT_A_MAPPING:
+        return False
+    return node is None or (isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null")
 
 
 # --- findings about a value that values.yaml sets ------------------------------------------------

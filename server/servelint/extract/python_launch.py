@@ -615,17 +615,11 @@ class _Extractor:
             nodes.append(None)
             i = j
         # Leading KEY=VALUE words are the environment (execute_shell_command).
+        k = _env_words(tokens)
         env: dict[str, str | None] = {}
-        k = 0
-        while k < len(tokens):
-            t = tokens[k].text
-            if t and "=" in t and not t.startswith(("-", "/")):
-                key = t.split("=", 1)[0]
-                if key and key.replace("_", "").isalnum():
-                    env[key] = t.split("=", 1)[1]
-                    k += 1
-                    continue
-            break
+        for t in tokens[:k]:
+            key, _, value = (t.text or "").partition("=")
+            env[key] = value
         words = tokens[k:]
         entry = find_entry(words)
         if entry is None:
