@@ -71,9 +71,13 @@ class Normalizer:
 
     def step_triggers(self) -> list[tuple[set[str], set[str]]]:
         """(dests a step reads, dests it sets): a launch writing one of the former may
-        have the latter, which indexes rules by (apply.py)."""
-        from servelint.rules.condition import options_of
-        return [({o.dest for o in options_of(s.when)}, {o.dest for o, _ in s.set}) for s in self.steps]
+        have the latter, which indexes rules by (apply.py). Made once per normalizer."""
+        got = self.__dict__.get("_triggers")
+        if got is None:
+            from servelint.rules.condition import options_of
+            got = [({o.dest for o in options_of(s.when)}, {o.dest for o, _ in s.set}) for s in self.steps]
+            object.__setattr__(self, "_triggers", got)
+        return got
 
 
 def _data() -> dict:
