@@ -7,7 +7,10 @@ sampled.jsonl, recorded by `make conformance`):
 - the launches SGLang accepts on which servelint reports an error (must be zero);
 - of the rejections without an error, how many get a rule's warning that names what
   SGLang's verdict depends on (the GPU, the environment, the model: "SGLang refuses this
-  unless ..."), printed apart, never added to the first figure.
+  unless ..."), printed apart, never added to the first figure;
+- for samples judged on a pretended GPU, the first two figures again with servelint's `gpu`
+  setting at that GPU (the way a team deploying on it configures servelint): a default SGLang
+  picks from the GPU is then decided, not a warning. The first figure stays the one without.
 
     .venv/bin/python tools/agreement.py [--verbose]
 
@@ -68,21 +71,25 @@ RULES_FAILED = "internal error while applying rules"
 DEPENDS = "SGLang refuses this unless"  # a rule's warning naming what the verdict hangs on
 
 
-def servelint_lint(args: str, config: str | None = None, config_name: str | None = None):
+def servelint_lint(args: str, config: str | None = None, config_name: str | None = None,
+                   gpu: str | None = None):
     """servelint's result on the launch; with a config file, the file is written next to
-    the launch (a temporary folder) under the name the launch gives it."""
+    the launch (a temporary folder) under the name the launch gives it. `gpu`: servelint's
+    `gpu` setting (None: not said, servelint's default)."""
     import tempfile
     from servelint.engine import lint
+    from servelint.settings import Settings
+    settings = Settings(gpu=gpu)
     argv = shlex.split(args)
     if not {"--model-path", "--model"} & set(argv):
         argv = ["--model-path", "/models/tiny"] + argv
     text = "python3 -m sglang.launch_server " + shlex.join(argv) + "\n"
     if config is None:
-        return lint(text, path="sampled.sh")
+        return lint(text, path="sampled.sh", settings=settings)
     with tempfile.TemporaryDirectory(prefix="servelint-vary-") as tmp:
         with open(os.path.join(tmp, config_name), "w", encoding="utf-8") as fh:
             fh.write(config)
-        return lint(text, path=os.path.join(tmp, "sampled.sh"))
+        return lint(text, path=os.path.join(tmp, "sampled.sh"), settings=settings)
 
 
 def servelint_errors(args: str, config: str | None = None, config_name: str | None = None) -> list[str]:
@@ -109,11 +116,16 @@ def sglang_class(row, classes) -> str:
     return "environment"
 
 
-def measure(rows, classes):
+def measure(rows, classes, gpu_setting: bool = False):
+    """The figures; `gpu_setting`: lint each launch with servelint's `gpu` setting at the GPU
+    SGLang judged it on (the row's `gpu`; none for the CPU-only rows), as a team that
+    deploys on that GPU configures servelint."""
+    from servelint.schema import GPUS
     out = {"accepted": 0, "false_errors": [], "flag_rejections": 0, "reported": 0, "missed": [],
            "other_rejections": 0, "environment": 0, "rules_failed": 0, "errors": [], "warned": 0}
     for row in rows:
-        result = servelint_lint(row["args"], row.get("config"), row.get("config_name"))
+        gpu = row.get("gpu") if gpu_setting and row.get("gpu") in GPUS else None
+        result = servelint_lint(row["args"], row.get("config"), row.get("config_name"), gpu)
         errors = [f"{f.code} {f.message}" for f in result.findings if f.severity == 1]
         out["errors"].append(errors)
         if any(RULES_FAILED in n for n in result.notices):
@@ -270,6 +282,16 @@ def main() -> int:
         print(f"  of the rest, {m['warned']} get a warning that names what SGLang's verdict depends on "
               f"(the GPU, the environment, the model): {m['reported'] + m['warned']}/"
               f"{m['flag_rejections']} ({both:.1%}) flagged either way")
+    judged_on = sorted({r.get("gpu") for r in rows} - {None, "none"})
+    if judged_on:
+        g = measure(rows, classes, gpu_setting=True)
+        gshare = g["reported"] / g["flag_rejections"] if g["flag_rejections"] else 1.0
+        print(f"  with servelint's `gpu` setting at the GPU SGLang judged on ({', '.join(judged_on)}): "
+              f"{g['reported']}/{g['flag_rejections']} ({gshare:.1%}); errors on accepted launches: "
+              f"{len(g['false_errors'])}")
+        if args.verbose:
+            for row, e in g["false_errors"]:
+                print(f"FALSE (gpu setting)  {e}\n        {row['args']}")
     if m["rules_failed"]:
         print(f"WARNING: servelint's rules failed (internal error) on {m['rules_failed']} launches: "
               f"these figures do not measure the rules")
