@@ -41,7 +41,7 @@ def test_fail_on_threshold(tmp_path):
 def test_json_output(tmp_path, capsys):
     text = "#!/bin/bash\n# é 😀\npython3 -m sglang.launch_server --served-model-name '😀x' --tp_size 2\n"
     p = write(tmp_path, "u.sh", text)
-    assert main(["check", "--format", "json", str(p)]) == 1
+    assert main(["check", "--format", "json-lines", str(p)]) == 1
     lines = capsys.readouterr().out.splitlines()
     objs = [json.loads(l) for l in lines]
     assert [o["code"] for o in objs] == ["SL011", "SL002"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from servelint import __version__
 from servelint.files import TooLarge, iter_files, read_text
 from servelint.model import Severity
+from servelint.report import FORMATS
 
 
 def flag_value(attr: str, comma_list: bool = False):
@@ -60,9 +60,115 @@ def cli_settings(args):
 STDIN = "-"
 
 
+class Usage(Exception):
+    """A command-line mistake the parser cannot see (exit code 2)."""
+
+
+def check_modes(args) -> None:
+    """The flags that do not go together, said as what to do instead."""
+    if args.format is None:
+        args.format = "text"
+    modes = [flag for flag, on in (("--fix", args.fix), ("--diff", args.diff),
+                                   ("--add-noqa", args.add_noqa is not None)) if on]
+    if len(modes) > 1:
+        raise Usage(f"{' and '.join(modes)} cannot be used together: run them one after the other")
+    if args.diff and args.format != "text":
+        raise Usage(f"--diff prints a unified diff, not findings: drop --format {args.format}")
+    if args.diff and args.statistics:
+        raise Usage("--diff prints a unified diff, not findings: drop --statistics")
+    if args.statistics and args.format not in ("text", "json", "json-lines"):
+        raise Usage(f"--statistics prints a table (--format text) or JSON (--format json); "
+                    f"it has no --format {args.format}")
+    if args.add_noqa is not None:
+        if STDIN in args.paths:
+            raise Usage("--add-noqa writes the comments into files: name the files, not `-`")
+        if any(c in args.add_noqa for c in "\r\n") or "-->" in args.add_noqa:
+            raise Usage("--add-noqa=REASON: the reason is written into a one-line comment, so it "
+                        "cannot hold a line break or `-->`")
+
+
+def use_color(choice: str, stream) -> bool:
+    """--color: always, never, or auto (a terminal, and NO_COLOR unset or empty)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def discover(paths: list[str], errors: list[str], respect_gitignore: bool):
+    """files.iter_files, with --no-respect-gitignore passed on when discovery has it."""
+    import inspect
+    from typing import Any
+    walk: Any = iter_files  # until files.py has the keyword (then this guard goes)
+    if "respect_gitignore" in inspect.signature(walk).parameters:
+        return walk(paths, errors, respect_gitignore=respect_gitignore)
+    return walk(paths, errors)
+
+
+def applied_fixes(before, after) -> list:
+    """The findings of `before` (a LintResult) with a safe fix that are gone from `after`
+    (the same text after --fix), with the fix --fix picks for each (its preferred safe fix)."""
+    from collections import Counter
+    left = Counter((f.code, f.message) for f in after.findings)
+    out = []
+    for f in before.findings:
+        safe = [x for x in f.fixes if x.safe]
+        if not safe:
+            continue
+        key = (f.code, f.message)
+        if left[key]:
+            left[key] -= 1
+            continue
+        out.append((f, next((x for x in safe if x.preferred), safe[0])))
+    return out
+
+
+def add_suppressions(text: str, path: str | None, settings, reason: str,
+                     passes: int = 16) -> tuple[str, int]:
+    """--add-noqa: silence every finding with a suppression comment, using the code actions
+    suppress.py offers the editor ("Disable CODE for this launch", else "... for this file"),
+    with `reason` after `--`. One comment per place per pass, then lint again, so a second
+    code on the same launch is added to the comment the first pass wrote. Returns the text
+    and how many comments were written or extended. A finding no comment can silence (a
+    notebook's: its comments live inside JSON strings) is left as it is."""
+    from servelint.edits import apply_edits
+    from servelint.engine import lint
+    from servelint.model import Edit
+    from servelint.suppress import REASON
+    added = 0
+    for _ in range(passes):
+        result = lint(text, path=path, settings=settings, suppression_actions=True)
+        edits = []
+        taken: set[int] = set()
+        for f in result.findings:
+            actions = [x for x in f.fixes if x.title.startswith(f"Disable {f.code} for this ")
+                       and len(x.edits) == 1]
+            launch = [x for x in actions if x.title.endswith(" launch")]
+            if not actions:
+                continue
+            edit = (launch or actions)[0].edits[0]
+            if edit.span.start in taken:
+                continue  # another comment goes there: this one waits for the next pass
+            taken.add(edit.span.start)
+            edits.append(Edit(edit.span, edit.new_text.replace(f"-- {REASON}", f"-- {reason}")))
+        if not edits:
+            break
+        text = apply_edits(text, edits)
+        added += len(edits)
+    return text, added
+
+
 def cmd_check(args) -> int:
+    try:
+        check_modes(args)
+    except Usage as exc:
+        print(f"servelint: error: {exc}", file=sys.stderr)
+        return 2
     from servelint.config import settings_for
     from servelint.engine import fix_all_text, lint
+    from servelint.report import Reporter, record, rule_info, unified_diff
 
     base = cli_settings(args)
     if args.config is not None and not os.path.isfile(args.config):
@@ -95,36 +201,61 @@ def cmd_check(args) -> int:
     explicit = set(args.paths)
     nfiles = 0
     reported_packs: set[str] = set()
+    changed_files = 0  # --diff: files --fix would change; --add-noqa: files given comments
+    changed_edits = 0
     # With `--fix -` the fixed text goes to stdout; what is left to report goes to stderr.
-    report = sys.stderr if stdin and args.fix else sys.stdout
+    out = sys.stderr if stdin and args.fix else sys.stdout
+    if args.output_file is not None:
+        try:
+            out = open(args.output_file, "w", encoding="utf-8", newline="\n")
+        except OSError as exc:
+            print(f"servelint: error: --output-file {args.output_file}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            return 2
+    reporter = Reporter(args.format, out, color=use_color(args.color, out),
+                        show_fixes=args.show_fixes, stats=args.statistics)
+    reason = None
+    if args.add_noqa is not None:
+        from servelint.suppress import REASON
+        reason = args.add_noqa.strip() or REASON
+    infos: dict = {}
 
-    def emit(path, d: dict):
+    def emit(path, d: dict, rules=None):
         """One diagnostic (servelint/serialize.py's dict, the one the editor gets)."""
         nonlocal failed
         severity = Severity(d["severity"])
         counts[severity] += 1
         if severity <= threshold:
             failed = True
-        if args.format == "json":
-            print(json.dumps(check_record(path, d), ensure_ascii=False), file=report)
-        else:
-            rng = d["range"]
-            print(f"{path}:{rng['start']['line'] + 1}:{rng['start']['character'] + 1}: "
-                  f"{severity.label} {d['code']} {d['message']}", file=report)
+        if not args.diff:
+            code = d["code"]
+            if code not in infos:
+                infos[code] = rule_info(code, rules)
+            reporter.add(record(path, d), infos[code])
 
     from servelint.rules import is_pack_path
-    from servelint.serialize import check_record, diagnostic, pack_problem_diagnostic, release_of
+    from servelint.serialize import diagnostic, pack_problem_diagnostic, release_of
+
+    def show_applied(shown: str, before, after) -> None:
+        """--show-fixes: on stderr, each finding --fix (or --diff) removes, and its fix."""
+        if not args.show_fixes:
+            return
+        index = before.index
+        for f, fx in applied_fixes(before, after):
+            line, col = index.position(f.span.start)
+            print(f"  {shown}:{line + 1}:{col + 1}: {f.code} {fx.title}", file=sys.stderr)
 
     def check_text(shown: str, path: str | None, text: str, settings,
                    fix: bool) -> tuple[str, bool]:
         """Lint one text (a file's, or standard input's: `path` is then the
         --stdin-filename or None) and report it as `shown`. Returns the text after --fix
-        and whether servelint read its format."""
-        nonlocal nfiles
+        or --add-noqa and whether servelint read its format."""
+        nonlocal nfiles, changed_files, changed_edits
         result = lint(text, path=path, settings=settings)
         if result.format is None:
             return text, False
         nfiles += 1
+        reporter.file(shown)
         if result.rules is not None:
             for prob in result.rules.problems:
                 key = os.path.abspath(prob.path)
@@ -138,23 +269,43 @@ def cmd_check(args) -> int:
             if result.rules is not None and any(notice == str(p) for p in result.rules.problems):
                 continue
             print(f"{shown}: note: {notice}", file=sys.stderr)
-        if fix and result.findings:
+        if (fix or args.diff) and result.findings:
             new, count = fix_all_text(text, path, None, settings)
             if new != text:
+                if args.diff:
+                    out.write(unified_diff(text, new, shown))
+                    changed_files += 1
+                    changed_edits += count
+                    print(f"{shown}: --fix would apply {count} fix edit(s)", file=sys.stderr)
+                    if args.show_fixes:
+                        show_applied(shown, result, lint(new, path=path, settings=settings))
+                    return text, True
                 if path is not None and not stdin:
                     write_atomically(path, new)
                 print(f"{shown}: applied {count} fix edit(s)", file=sys.stderr)
+                after = lint(new, path=path, settings=settings)
+                show_applied(shown, result, after)
+                text, result = new, after
+        if args.diff:
+            return text, True
+        if reason is not None and result.findings and path is not None:
+            new, added = add_suppressions(text, path, settings, reason)
+            if new != text:
+                write_atomically(path, new)
+                changed_files += 1
+                changed_edits += added
+                print(f"{shown}: added {added} suppression(s)", file=sys.stderr)
                 text = new
                 result = lint(new, path=path, settings=settings)
         if result.findings:
             uri = Path(os.path.abspath(path or STDIN)).as_uri()
             for f in result.findings:
                 emit(shown, diagnostic(f, result.index, uri, None, result.rules,
-                                       release_of(result, f)))
-        if result.target is not None and args.format == "text":
+                                       release_of(result, f)), result.rules)
+        if result.target is not None:
             from servelint.upgrade import summary
             for line, said in summary(result, result.upgrades, result.target):
-                print(f"{shown}:{line}: upgrade: {said}", file=report)
+                reporter.text(f"{shown}:{line}: upgrade: {said}")
         return text, True
 
     def unknown(shown: str, why: str) -> None:
@@ -167,7 +318,7 @@ def cmd_check(args) -> int:
         if name is not None and is_pack_path(name, settings.rule_packs):
             reported_packs.add(os.path.abspath(name))
         data, whole = read_stdin(settings.max_file_bytes)
-        out: bytes = data
+        stdout_bytes: bytes = data
         if not whole:
             print(f"{shown}: note: not linted: standard input has more than the "
                   f"{settings.max_file_bytes:,} bytes servelint reads", file=sys.stderr)
@@ -182,7 +333,12 @@ def cmd_check(args) -> int:
             if not valid and args.fix:
                 errors.append(f"{shown}: not fixed: standard input is not valid UTF-8, so it is "
                               "written back unchanged")
-            fixed, known = check_text(shown, name, text, settings, fix=valid and args.fix)
+            if not valid and args.diff:
+                errors.append(f"{shown}: no diff: standard input is not valid UTF-8, and --fix "
+                              "does not fix what it cannot write back as it was")
+                fixed, known = text, True
+            else:
+                fixed, known = check_text(shown, name, text, settings, fix=valid and args.fix)
             if not known and not text.strip():
                 nfiles += 1  # nothing to read is nothing to report, whatever its format
             elif not known:
@@ -190,14 +346,14 @@ def cmd_check(args) -> int:
                                "the --stdin-filename's name or by its content): name it, e.g. "
                                "--stdin-filename run.sh")
             elif valid:
-                out = fixed.encode("utf-8")
+                stdout_bytes = fixed.encode("utf-8")
         if args.fix:
             sys.stdout.flush()
-            sys.stdout.buffer.write(out)
+            sys.stdout.buffer.write(stdout_bytes)
             if not whole:
                 copy_rest(sys.stdin.buffer, sys.stdout.buffer)
             sys.stdout.buffer.flush()
-    for path in iter_files([] if stdin else args.paths, errors):
+    for path in discover([] if stdin else args.paths, errors, not args.no_respect_gitignore):
         settings = settings_of(path)
         if is_pack_path(path, settings.rule_packs):
             # A rule pack is reported once: here, or when a launch first loaded it.
@@ -223,17 +379,29 @@ def cmd_check(args) -> int:
             # Named on the command line: say so (a folder's other files are skipped quietly).
             unknown(path, "servelint does not recognise this file's format (by its name or its "
                           "content); formats: docs/formats/README.md")
+    reporter.close()
+    if out is not sys.stdout and out is not sys.stderr:
+        out.close()
     for e in errors:
         print(f"servelint: error: {e}", file=sys.stderr)
     sys.stdout.flush()
-    if args.format == "text" and not args.quiet:
+    if args.diff:
+        if not args.quiet:
+            print(f"--fix would change {changed_files} file(s) ({changed_edits} fix edit(s)) "
+                  f"of {nfiles} checked" if changed_files else
+                  f"--fix would change nothing in {nfiles} file(s)", file=sys.stderr)
+        failed = changed_files > 0
+    elif args.format == "text" and not args.quiet:
+        if reason is not None:
+            print(f"added {changed_edits} suppression(s) to {changed_files} file(s)",
+                  file=sys.stderr)
         total = sum(counts.values())
         parts = ", ".join(f"{n} {s.label}" for s, n in counts.items() if n)
         print(f"{total} finding(s) in {nfiles} file(s){': ' + parts if parts else ''}",
               file=sys.stderr)
     if errors or config_problems:
         return 2
-    return 1 if failed else 0
+    return 1 if failed and not args.exit_zero else 0
 
 
 def read_stdin(limit: int) -> tuple[bytes, bool]:
@@ -310,9 +478,29 @@ def cmd_lsp(args) -> int:
     return 0
 
 
+class VersionAction(argparse.Action):
+    """--version: servelint's version and the SGLang releases its catalog knows, worked out
+    only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            from servelint.release import version_text
+        except ImportError:
+            text = f"servelint {__version__}"
+        else:
+            text = version_text()
+        print(text)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="servelint", description="Lint SGLang launch commands.")
-    p.add_argument("--version", action="version", version=f"servelint {__version__}")
+    p.add_argument("--version", action=VersionAction,
+                   help="print servelint's version and the SGLang releases it knows, and exit")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="lint files and folders")
     c.add_argument("paths", nargs="+", metavar="PATH",
@@ -321,14 +509,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the name of the text on standard input: chooses its format as a file's "
                         "name does, is the path shown in the output, and its folder is where the "
                         "project configuration is looked for")
-    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("--format", choices=FORMATS, default=None,
+                   help="text (default): `path:line:col: severity CODE message`; json: one array "
+                        "of records; json-lines: one record per line; sarif: SARIF 2.1.0; "
+                        "github: GitHub Actions annotations; gitlab: a GitLab Code Quality "
+                        "report; junit: JUnit XML (docs/cli.md)")
+    c.add_argument("-o", "--output-file", metavar="PATH",
+                   help="write the findings (or --diff, --statistics) to PATH instead of stdout")
+    c.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="colour the text format: auto (default) on a terminal unless NO_COLOR "
+                        "is set")
     c.add_argument("--fail-on", choices=["error", "warning", "information", "hint"],
                    default="error", help="lowest severity that makes the exit code 1")
     c.add_argument("--select", type=flag_value("select", comma_list=True),
                    help="only these codes or prefixes (comma separated)")
     c.add_argument("--ignore", type=flag_value("ignore", comma_list=True),
                    help="skip these codes or prefixes (comma separated)")
-    c.add_argument("--sglang-version", type=flag_value("sglang_version"), default=None)
+    c.add_argument("--sglang-version", type=flag_value("sglang_version"), default=None,
+                   metavar="RELEASE",
+                   help="judge every launch as this SGLang release (default auto: each launch's "
+                        "own, read from its image, pins and project)")
     c.add_argument("--target-version", type=flag_value("target_version"), default=None,
                    metavar="RELEASE",
                    help="also report what breaks when each launch moves from the SGLang release "
@@ -339,6 +539,20 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fix", action="store_true",
                    help="apply every safe fix in place (with `-`: print the fixed text to stdout "
                         "and what is left to stderr)")
+    c.add_argument("--diff", action="store_true",
+                   help="print what --fix would change as a unified diff per file, write "
+                        "nothing; exit 1 when there is a change")
+    c.add_argument("--show-fixes", action="store_true",
+                   help="list each finding's fixes under it (text format), and on stderr the "
+                        "findings --fix or --diff fixes")
+    c.add_argument("--statistics", action="store_true",
+                   help="print a count per code, with its name, instead of the findings")
+    c.add_argument("--add-noqa", metavar="REASON", nargs="?", const="", default=None,
+                   help="write a `servelint: disable=CODE -- REASON` comment for every finding "
+                        "(reason placeholder: 'TODO: reason'; give one as --add-noqa=REASON)")
+    c.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when findings (or --diff changes) would make it 1; usage "
+                        "and configuration errors still exit 2")
     c.add_argument("--rules", action="append", metavar="PACK",
                    help="an extra rule pack file or folder (repeatable)")
     c.add_argument("--no-project-rules", action="store_true",
@@ -352,6 +566,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "[tool.servelint]) for every file instead of discovering one")
     cfg.add_argument("--isolated", action="store_true",
                      help="ignore every project configuration file")
+    c.add_argument("--no-respect-gitignore", action="store_true",
+                   help="lint files in folders even when .gitignore ignores them "
+                        "(.servelintignore and the exclude setting still apply)")
     c.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("rule", help="print the documentation of a rule")
@@ -377,6 +594,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # A bare --add-noqa takes no value (the placeholder reason): without this, argparse would
+    # take the path after it as the reason.
+    cut = argv.index("--") if "--" in argv else len(argv)
+    argv = [("--add-noqa=" if a == "--add-noqa" and i < cut else a) for i, a in enumerate(argv)]
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
