@@ -901,3 +901,21 @@ def detect_release(text: str, fmt: str, launch: Launch, path: str | None,
     if unnamed:
         detail = f"{unnamed}, and nothing else declares one: checked as the newest"
     return ReleaseHint(None, "newest", detail, None)
+
+
+def version_text() -> str:
+    """What `servelint --version` prints: servelint's version on the first line
+    ("servelint X.Y.Z"), then the SGLang releases its flag catalogs cover (the first, the
+    last and how many) and the release a launch is judged by when neither the settings nor
+    its files name one (step 5 above: the newest). Reads only the catalog pack's list of
+    releases."""
+    from servelint import __version__
+    from servelint.catalog import known_versions
+
+    versions = known_versions()
+    first, newest = versions[0], versions[-1]
+    return (f"servelint {__version__}\n"
+            f"SGLang releases known: {first} to {newest} ({len(versions)} releases, one flag "
+            f"catalog each)\n"
+            f"Default release: {newest} (the newest), for a launch whose files and settings "
+            f"name none; --sglang-version chooses another")
