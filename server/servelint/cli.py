@@ -7,7 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-from servelint import __version__
 from servelint.files import TooLarge, iter_files, read_text
 from servelint.model import Severity
 from servelint.report import FORMATS
@@ -487,13 +486,8 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        try:
-            from servelint.release import version_text
-        except ImportError:
-            text = f"servelint {__version__}"
-        else:
-            text = version_text()
-        print(text)
+        from servelint.release import version_text
+        print(version_text())
         parser.exit()
 
 
