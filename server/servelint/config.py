@@ -28,7 +28,8 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
-from servelint.schema import BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap
+from servelint.schema import (BY_ATTR, BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap,
+                              selector_problem, unknown_selectors)
 from servelint.settings import Settings
 from servelint.suggest import VALUES, close_matches
 
@@ -48,7 +49,11 @@ class ProjectConfig:
     extend_ignore: list[str] = field(default_factory=list)
     per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
     per_file_sglang_version: list[tuple[str, str]] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)  # gitignore-style (files.py)
     problems: list[str] = field(default_factory=list)
+    # Rule pack files and folders whose codes the file's selectors were checked against,
+    # with their stat keys: a change re-reads the file (load).
+    depends: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def directory(self) -> str:
@@ -115,10 +120,92 @@ def parse_table(table: Any, path: str) -> ProjectConfig:
             setattr(cfg, attr, value)
         else:
             cfg.values[attr] = value
+    if not cfg.problems:
+        _check_pack_selectors(cfg)
     if cfg.problems:
         cfg.values, cfg.extend_select, cfg.extend_ignore, cfg.per_file_ignores = {}, [], [], []
-        cfg.per_file_sglang_version = []
+        cfg.per_file_sglang_version, cfg.exclude = [], []
     return cfg
+
+
+def _check_pack_selectors(cfg: ProjectConfig) -> None:
+    """Selectors of the file outside servelint's own codes must name a code of a rule
+    pack the file can mean: one of its `rule-packs`, or of the `.servelint/rules` folder
+    in its own folder or above (schema.py judged servelint's own codes already)."""
+    named = [("select", cfg.values.get("select", [])), ("ignore", cfg.values.get("ignore", [])),
+             ("extend-select", cfg.extend_select), ("extend-ignore", cfg.extend_ignore),
+             ("severity", list(cfg.values.get("severity", {})))]
+    named += [(f"per-file-ignores {pattern!r}", listed) for pattern, listed in cfg.per_file_ignores]
+    if not any(unknown_selectors(listed) for _, listed in named):
+        return
+    from servelint.rules import PROJECT_DIR, project_pack_dir
+    packs = list(cfg.values.get("rule_packs", []))
+    folder = project_pack_dir(cfg.path)
+    if folder:
+        packs.append(folder)
+    extra, depends = pack_codes(packs)
+    # Never empty: a rules folder made next to the file later is noticed by its stat, and
+    # invalidate() re-reads every file that needed packs.
+    own = os.path.join(cfg.directory, PROJECT_DIR)
+    cfg.depends = depends + ((own, _stat_key(own)),)
+    for key, listed in named:
+        bad = unknown_selectors(listed, extra)
+        if bad:
+            cfg.problems.append(f"`{key}` {selector_problem(bad, extra, PACK_TAIL)}")
+
+
+PACK_TAIL = ("servelint's codes begin with SL (`servelint rules` lists them), and no rule pack "
+             "read here (rule-packs, --rules, .servelint/rules) has such a code")
+
+
+_pack_codes: dict[str, tuple[tuple | None, frozenset[str]]] = {}
+
+
+def pack_codes(paths: list[str]) -> tuple[frozenset[str], tuple]:
+    """The codes of the rule packs at `paths` (files, or folders of pack files), as the
+    rules would be coded (a record's `code`, else the one made from its id), whatever
+    release they apply to; and the (path, stat key) pairs that answer depends on. A pack
+    that cannot be read or parsed has no codes (its problems are reported when it is
+    loaded for linting). Cached by path, modification time and size."""
+    from servelint.rules import pack_files, parse_pack_text, rule_code, unwrap
+    codes: set[str] = set()
+    depends = []
+    files = []
+    for p in paths:
+        p = os.path.abspath(p)
+        depends.append((p, _stat_key(p)))
+        files.extend(pack_files(p) if os.path.isdir(p) else [p])
+    for f in files:
+        key = _stat_key(f)
+        if f not in dict(depends):
+            depends.append((f, key))
+        hit = _pack_codes.get(f)
+        if hit is None or hit[0] != key:
+            found: set[str] = set()
+            if key is not None:
+                try:
+                    with open(f, encoding="utf-8") as fh:
+                        data, _ = parse_pack_text(fh.read(), f)
+                    for rec in unwrap(data) if data is not None else []:
+                        if isinstance(rec, dict) and ("code" in rec or "id" in rec):
+                            found.add(str(rule_code(rec)).upper())
+                except (OSError, UnicodeDecodeError, ValueError):
+                    pass
+            hit = (key, frozenset(found))
+            _pack_codes[f] = hit
+        codes |= hit[1]
+    return frozenset(codes), tuple(depends)
+
+
+@dataclass
+class SettingsProblem(ProjectConfig):
+    """Codes the editor's settings or the command line select, ignore or give a severity
+    that match no code of servelint or of the rule packs read for the linted file. Not a
+    file's problem, but reported the way one is (`settings_for`'s second list); `path`
+    only tells one such problem from another."""
+
+    def message(self) -> str:
+        return "; ".join(self.problems)
 
 
 def parse_file(path: str, explicit: bool = False) -> ProjectConfig | None:
@@ -166,7 +253,8 @@ def load(path: str, explicit: bool = False) -> ProjectConfig | None:
     path = os.path.abspath(path)
     key = (_stat_key(path), explicit)
     hit = _parsed.get(path)
-    if hit is not None and hit[0] == key:
+    if hit is not None and hit[0] == key and \
+            (hit[1] is None or all(_stat_key(p) == k for p, k in hit[1].depends)):
         return hit[1]
     cfg = parse_file(path, explicit)
     _parsed[path] = (key, cfg)
@@ -181,6 +269,11 @@ def invalidate(path: str | None = None) -> None:
         _parsed.clear()
     else:
         _parsed.pop(os.path.abspath(path), None)
+        # A rule pack may have come or gone: files whose selectors named pack codes are
+        # checked again.
+        for cached, (_, cfg) in list(_parsed.items()):
+            if cfg is not None and cfg.depends:
+                del _parsed[cached]
 
 
 def find_config(directory: str) -> ProjectConfig | None:
@@ -233,11 +326,12 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
     if preference not in PREFERENCES:
         preference = "editorFirst"
     if not trusted:
+        # No pack is read, so a pack's code cannot be told from a typo: not judged.
         s.project_rules = False
         s.rule_packs = []
         return s, []
     if isolated or preference == "editorOnly":
-        return s, []
+        return s, _base_selector_problems(s, base, path)
     if config_path is not None:
         cfg = load(config_path, explicit=True)
     elif path:
@@ -245,9 +339,9 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
     else:
         cfg = None
     if cfg is None:
-        return s, []
+        return s, _base_selector_problems(s, base, path)
     if cfg.problems:
-        return s, [cfg]
+        return s, [cfg] + _base_selector_problems(s, base, path)
     s.config_file = cfg.path
     file_wins = preference == "filesystemFirst"
     for attr, value in cfg.values.items():
@@ -275,7 +369,35 @@ def settings_for(path: str | None, base: Settings, preference: str | None = None
         if per_file is not None:
             s.sglang_version = per_file[0]
             s.sglang_version_from = f'per-file-sglang-version "{per_file[1]}" in {cfg.path}'
-    return s, []
+    return s, _base_selector_problems(s, base, path)
+
+
+def _base_selector_problems(s: Settings, base: Settings, path: str | None) -> list[ProjectConfig]:
+    """The codes of the editor's settings or the command line (`base`) outside servelint's
+    own that no rule pack read for `path` has (the field's parser judged servelint's own
+    codes already): one SettingsProblem, or none. `s`: the settings the file is linted
+    with, whose rule packs count."""
+    named = [(attr, list(getattr(base, attr))) for attr in ("select", "ignore", "severity")]
+    if not any(unknown_selectors(listed) for _, listed in named):
+        return []
+    from servelint.rules import project_pack_dir
+    packs = list(s.rule_packs)
+    folder = project_pack_dir(path) if s.project_rules and path else None
+    if folder:
+        packs.append(folder)
+    extra, _ = pack_codes(packs)
+    said, key = [], []
+    for attr, listed in named:
+        bad = unknown_selectors(listed, extra)
+        if bad:
+            field = BY_ATTR[attr]
+            names = " / ".join(n for n in (field.cli, field.editor and f"servelint.{field.editor}")
+                               if n)
+            said.append(f"{names} {selector_problem(bad, extra, PACK_TAIL)}")
+            key += [attr] + bad
+    if not said:
+        return []
+    return [SettingsProblem(f"<settings: {' '.join(key)}>", problems=said)]
 
 
 # --- globs --------------------------------------------------------------------------------

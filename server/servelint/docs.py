@@ -167,3 +167,23 @@ def _short(message: str, width: int = 90) -> str:
 
 def all_codes(version: str | None = None) -> list[str]:
     return [c for c, _, _ in rule_index(version)]
+
+
+@lru_cache(maxsize=1)
+def builtin_codes() -> frozenset[str]:
+    """Every code servelint itself reports: its checks' and its bundled rules', those of
+    every SGLang release (a rule for older releases only is no unknown code), read from
+    the compiled packs without building the rules (no catalog is loaded)."""
+    import json
+    from importlib import resources
+
+    from servelint.rules import COMPILED, compile_bundled, rule_code, unwrap
+    try:
+        data = json.loads(resources.files("servelint.rules").joinpath(COMPILED)
+                          .read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        data = json.loads(compile_bundled())
+    codes = set(load_checks())
+    for records in data.values():
+        codes.update(rule_code(r) for r in unwrap(records) if isinstance(r, dict) and "id" in r)
+    return frozenset(codes)

@@ -74,7 +74,79 @@ def negated(value: Any) -> bool:
 def codes(value: Any) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise Invalid('must be a list of rule codes or code prefixes, e.g. ["SL0", "SL101"]')
-    return [x.strip().upper() for x in value if x.strip()]
+    out = [x.strip().upper() for x in value if x.strip()]
+    check_own_codes(out)
+    return out
+
+
+# --- which codes a selector may name -----------------------------------------------------
+#
+# A selector (an entry of select/ignore/extend-*/per-file-ignores, a severity key) is a
+# code or a code prefix; one that matches no code is a mistake (`SL04` for SL004) and an
+# error. servelint's own codes (its checks and its bundled rules of every SGLang release)
+# are known everywhere, so a selector in their namespace (`SL` and digits) is judged by the
+# field's parser itself, wherever the value comes from. Any other selector can only name a
+# rule pack's code (`ACME-1`), and which packs are read depends on the linted file (the
+# rule-packs setting, --rules, the `.servelint/rules` folder above it): config.py judges
+# those where the packs are known (`unknown_selectors`), see docs/configuration.md.
+
+OWN_NAMESPACE = re.compile(r"SL[0-9]*")
+
+
+def builtin_codes() -> frozenset[str]:
+    from servelint.docs import builtin_codes as codes_of_servelint
+    return codes_of_servelint()
+
+
+_prefixes: frozenset[str] | None = None
+
+
+def _builtin_prefixes() -> frozenset[str]:
+    global _prefixes
+    if _prefixes is None:
+        _prefixes = frozenset(code[:i] for code in builtin_codes() for i in range(1, len(code) + 1))
+    return _prefixes
+
+
+def unknown_selectors(selectors, extra_codes=()) -> list[str]:
+    """The selectors (upper-case, as the parsers leave them) that match neither one of
+    servelint's codes nor one of `extra_codes` (rule packs' codes), in order."""
+    if not selectors:
+        return []
+    known = _builtin_prefixes()
+    left = [s for s in dict.fromkeys(selectors) if s not in known]
+    if left and extra_codes:
+        extra = [c.upper() for c in extra_codes]
+        left = [s for s in left if not any(c.startswith(s) for c in extra)]
+    return left
+
+
+def selector_problem(selectors: list[str], extra_codes=(),
+                     tail: str = "`servelint rules` lists servelint's codes") -> str:
+    """What is wrong with selectors that match no code, with the codes they may stand for
+    (`names 'SL04', which matches no rule code or code prefix (did you mean SL004?); ...`),
+    and `tail` after a semicolon."""
+    from servelint.suggest import VALUES, close_matches
+    pool = sorted(builtin_codes() | {c.upper() for c in extra_codes})
+    hints = []
+    for sel in selectors:
+        close = close_matches(sel, pool, n=1, cutoff=VALUES)
+        hints.append(f" (did you mean {close[0]}?)" if close else "")
+    if len(selectors) == 1:
+        said = f"{selectors[0]!r}, which matches no rule code or code prefix{hints[0]}"
+    else:
+        named = [f"{sel!r}{hint}" for sel, hint in zip(selectors, hints)]
+        said = f"{', '.join(named[:-1])} and {named[-1]}, which match no rule code or code prefix"
+    return f"names {said}; {tail}"
+
+
+def check_own_codes(selectors: list[str]) -> None:
+    """Invalid when a selector in servelint's own namespace (`SL` and digits) matches none
+    of its codes; other selectors are left to `unknown_selectors`, where the rule packs
+    are known."""
+    bad = [s for s in unknown_selectors(selectors) if OWN_NAMESPACE.fullmatch(s)]
+    if bad:
+        raise Invalid(selector_problem(bad))
 
 
 def version(value: Any) -> str:
@@ -138,12 +210,20 @@ def severities(value: Any) -> "SeverityMap":
         except KeyError:
             raise Invalid(f"{code!r} is {level!r}, not one of error, warning, information, "
                           f"hint") from None
+    check_own_codes(list(out))
     return out
 
 
 def paths(value: Any) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise Invalid("must be a list of file or folder paths")
+    return [x for x in value if x.strip()]
+
+
+def patterns(value: Any) -> list[str]:
+    """gitignore-style patterns (files.py reads them as a .gitignore's lines)."""
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise Invalid('must be a list of gitignore-style patterns, e.g. ["build/", "*.gen.sh"]')
     return [x for x in value if x.strip()]
 
 
@@ -201,6 +281,9 @@ FIELDS: tuple[Field, ...] = (
           toml="gpu", cli="--gpu"),
     Field("max_file_bytes", positive, MAX_FILE_BYTES, "larger files are not linted",
           editor="maxFileBytes", toml="max-file-bytes"),
+    Field("exclude", patterns, [],
+          "files and folders not linted when a folder is walked (gitignore syntax)",
+          toml="exclude"),
     Field("per_file_ignores", per_file, {}, "glob -> codes turned off for matching files",
           toml="per-file-ignores"),
     Field("per_file_sglang_version", per_file_version, {},
@@ -218,4 +301,5 @@ BY_EDITOR = {f.editor: f for f in FIELDS if f.editor}
 BY_TOML = {f.toml: f for f in FIELDS if f.toml}
 BY_ATTR = {f.attr: f for f in FIELDS}
 # What the project file holds beside Settings attributes (config.ProjectConfig's own).
-PROJECT_ONLY = ("extend_select", "extend_ignore", "per_file_ignores", "per_file_sglang_version")
+PROJECT_ONLY = ("extend_select", "extend_ignore", "per_file_ignores", "per_file_sglang_version",
+                "exclude")
