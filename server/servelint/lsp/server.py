@@ -380,7 +380,7 @@ class ServelintServer(LanguageServer):
             return {"files": 0, "findings": 0,
                     "message": "servelint: no workspace folder to lint"}
         files = await loop.run_in_executor(
-            self.executor, lambda: [p for r in roots for p in iter_workspace_files(r)])
+            self.executor, lambda: [p for r in roots for p in iter_workspace_files(r, trusted=self.trusted)])
         open_docs = {}
         for doc_uri in list(self.docs):
             path = None if is_cell_uri(doc_uri) else file_path(doc_uri)  # a cell is not its notebook
