@@ -460,16 +460,22 @@ def test_version_is_worked_out_only_when_asked(capsys, monkeypatch, tmp_path):
     assert main(["check", "--isolated", str(tmp_path / "ok.sh")]) == 0
 
 
-def test_no_respect_gitignore_reaches_discovery(monkeypatch, tmp_path, capsys):
-    """--no-respect-gitignore is passed to files.iter_files as respect_gitignore=False (and
-    its absence as True)."""
-    seen = []
+def test_no_respect_gitignore_and_the_exclude_of_the_configuration_in_use(tmp_path, capsys):
+    """Walking a folder: a gitignored file is skipped, and linted with --no-respect-gitignore;
+    the exclude of the --config file applies, and --isolated reads none."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("build/\n")
+    for name in ("build/t.sh", "gen/a.sh", "run.sh"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(BAD)
+    other = tmp_path / "elsewhere.toml"
+    other.write_text('exclude = ["gen/"]\n')
 
-    def iter_files(paths, errors, respect_gitignore=True):
-        seen.append(respect_gitignore)
-        return iter([])
+    def linted(*flags) -> set[str]:
+        main(["check", "--format", "json", *flags, str(tmp_path)])
+        return {os.path.relpath(r["path"], tmp_path) for r in json.loads(capsys.readouterr().out)}
 
-    monkeypatch.setattr(cli, "iter_files", iter_files)
-    main(["check", "--isolated", str(tmp_path)])
-    main(["check", "--isolated", "--no-respect-gitignore", str(tmp_path)])
-    assert seen == [True, False]
+    assert linted("--isolated") == {"gen/a.sh", "run.sh"}
+    assert linted("--isolated", "--no-respect-gitignore") == {"build/t.sh", "gen/a.sh", "run.sh"}
+    assert linted("--config", str(other)) == {"run.sh"}
+    assert linted("--config", str(other), "--no-respect-gitignore") == {"build/t.sh", "run.sh"}

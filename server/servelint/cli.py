@@ -96,16 +96,6 @@ def use_color(choice: str, stream) -> bool:
     return bool(isatty and isatty())
 
 
-def discover(paths: list[str], errors: list[str], respect_gitignore: bool):
-    """files.iter_files, with --no-respect-gitignore passed on when discovery has it."""
-    import inspect
-    from typing import Any
-    walk: Any = iter_files  # until files.py has the keyword (then this guard goes)
-    if "respect_gitignore" in inspect.signature(walk).parameters:
-        return walk(paths, errors, respect_gitignore=respect_gitignore)
-    return walk(paths, errors)
-
-
 def applied_fixes(before, after) -> list:
     """The findings of `before` (a LintResult) with a safe fix that are gone from `after`
     (the same text after --fix), with the fix --fix picks for each (its preferred safe fix)."""
@@ -352,7 +342,9 @@ def cmd_check(args) -> int:
             if not whole:
                 copy_rest(sys.stdin.buffer, sys.stdout.buffer)
             sys.stdout.buffer.flush()
-    for path in discover([] if stdin else args.paths, errors, not args.no_respect_gitignore):
+    for path in iter_files([] if stdin else args.paths, errors,
+                           respect_gitignore=not args.no_respect_gitignore,
+                           config_path=args.config, isolated=args.isolated):
         settings = settings_of(path)
         if is_pack_path(path, settings.rule_packs):
             # A rule pack is reported once: here, or when a launch first loaded it.
