@@ -231,7 +231,7 @@ def test_format_in_neovim(session, name, code, rng, token, filetype, preferred, 
     check(saved)
 
     # 5. The command line agrees.
-    proc = subprocess.run([sys.executable, "-m", "servelint", "check", "--format", "json", str(saved)],
+    proc = subprocess.run([sys.executable, "-m", "servelint", "check", "--format", "json-lines", str(saved)],
                           capture_output=True, text=True, timeout=60, cwd=root)
     findings = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.strip().startswith("{")]
     assert not [f for f in findings if f["code"] == code], (

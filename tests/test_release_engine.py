@@ -84,7 +84,7 @@ def test_a_bad_release_setting_is_worded_clearly():
 def test_json_output_carries_the_release_of_each_finding(tmp_path):
     script = tmp_path / "run.sh"
     script.write_text(OLD_ONLY)
-    out = subprocess.run([sys.executable, "-m", "servelint", "check", "--format", "json",
+    out = subprocess.run([sys.executable, "-m", "servelint", "check", "--format", "json-lines",
                           "--isolated", "--sglang-version", "0.5.3", str(script)],
                          capture_output=True, text=True)
     records = [r for r in map(json.loads, out.stdout.splitlines()) if r["path"] == str(script)]

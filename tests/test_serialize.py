@@ -159,7 +159,7 @@ def test_the_cli_json_is_the_lsp_diagnostic(tmp_path, capsys, monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(serialize, "diagnostic", spy)
-    cli_main(["check", "--format", "json", str(script)])
+    cli_main(["check", "--format", "json-lines", str(script)])
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert calls and [o["code"] for o in out] == calls
     monkeypatch.undo()
@@ -170,7 +170,8 @@ def test_the_cli_json_is_the_lsp_diagnostic(tmp_path, capsys, monkeypatch):
              for f in result.findings]
     assert all(m["data"]["release"]["version"] for m in mains)
     assert all(m in editor for m in mains)
-    assert out == [serialize.check_record(str(script), m) for m in mains]
+    from servelint.report import record
+    assert out == [record(str(script), m) for m in mains]
 
 
 def test_pygls_sends_the_dicts_as_they_are():

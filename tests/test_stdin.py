@@ -73,7 +73,7 @@ def test_stdin_filename_chooses_format_and_shown_path(tmp_path):
     assert "notes.txt: not linted: servelint does not recognise" in p.stderr.decode()
     # A Dockerfile by name ...
     docker = 'FROM lmsysorg/sglang:latest\nCMD ["python3", "-m", "sglang.launch_server", "--tp_size", "2"]\n'
-    p = run(["--stdin-filename", "docker/Dockerfile.rocm", "--format", "json", "-"], docker,
+    p = run(["--stdin-filename", "docker/Dockerfile.rocm", "--format", "json-lines", "-"], docker,
             cwd=tmp_path)
     recs = [json.loads(l) for l in lines(p.stdout)]
     assert {r["path"] for r in recs} == {"docker/Dockerfile.rocm"}
@@ -158,7 +158,7 @@ def test_configuration_from_the_stdin_filename_folder(tmp_path):
 def test_release_from_the_named_project(tmp_path):
     """The name is the file's place: release pins next to it are read."""
     (tmp_path / "requirements.txt").write_text("sglang==0.4.9.post2\n")
-    p = run(["--format", "json", "--stdin-filename", str(tmp_path / "run.sh"), "-"], BAD_SH)
+    p = run(["--format", "json-lines", "--stdin-filename", str(tmp_path / "run.sh"), "-"], BAD_SH)
     rec = json.loads(lines(p.stdout)[0])
     assert rec["release"]["version"] == "0.4.9.post2"
 

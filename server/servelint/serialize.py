@@ -4,7 +4,7 @@ protocol sends it, camelCase keys, None left out).
 Everything that shows a finding goes through here: the fast start
 (lsp/bootstrap.py, which answers before pygls and lsprotocol are imported), the pygls
 server's publishing (lsp/server.py sends these dicts as they are), `servelint check
---format json` (`check_record`, a projection of the same dict) and the golden tests.
+--format json|json-lines` (`check_record`, a projection of the same dict) and the golden tests.
 No lsprotocol import, so it costs nothing at start-up.
 """
 
@@ -146,7 +146,7 @@ def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> di
 
 
 def check_record(path: str, d: dict) -> dict:
-    """One line of `servelint check --format json`: a projection of the LSP diagnostic
+    """One record of `servelint check --format json` (one line of `json-lines`): a projection of the LSP diagnostic
     (`range` zero-based, UTF-16 characters; `severity` as a word; `url` the code's
     documentation, when it has one; `fixes` with `safe` and `preferred`; `sglangMessage`,
     for a rule's finding, SGLang's own message with the launch's values)."""
