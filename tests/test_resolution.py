@@ -377,3 +377,16 @@ def test_load_balance_method_auto_resolves_by_disaggregation_mode(project):
     assert got == []
     _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode prefill --load-balance-method round_robin\n")
     assert got == []
+
+
+def test_a_long_model_list_is_cut_in_the_message():
+    """A warning naming more models than a sentence can hold names the first few and says
+    how many more the rule's page lists; a short list is named in full."""
+    from servelint.rules.condition import SHOWN_NAMES, Model, describe
+    many = tuple(f"Arch{i}ForCausalLM" for i in range(40))
+    said = describe(Model("architecture", many), True)
+    assert said.startswith("the model's architecture is one of Arch0ForCausalLM, ")
+    assert f"Arch{SHOWN_NAMES - 1}ForCausalLM (or {40 - SHOWN_NAMES} more the rule's page lists)" in said
+    assert f"Arch{SHOWN_NAMES}ForCausalLM" not in said
+    few = tuple(many[:SHOWN_NAMES + 1])
+    assert describe(Model("architecture", few), False).endswith(", ".join(few))

@@ -776,7 +776,7 @@ def describe(atom: Any, value: bool) -> str:
         return "the GPU is " + (gens[0] if len(gens) == 1 else ", ".join(gens[:-1]) + " or " + gens[-1])
     if isinstance(atom, Model):
         what = "architecture" if atom.field == "architecture" else "model type"
-        names = ", ".join(atom.values)
+        names = _some(atom.values)
         one = len(atom.values) == 1
         if value:
             return f"the model's {what} is {names}" if one else f"the model's {what} is one of {names}"
@@ -790,6 +790,18 @@ def describe(atom: Any, value: bool) -> str:
              "notIn": f"is none of {', '.join(atom.value) if isinstance(atom.value, tuple) else atom.value}"}
     negated = {"eq": "ne", "ne": "eq", "in": "notIn", "notIn": "in"}
     return f"{atom.name} {shown[atom.op if value else negated[atom.op]]}"
+
+
+SHOWN_NAMES = 5  # a longer list of models is cut, the rest left to the rule's page
+
+
+def _some(values: tuple) -> str:
+    """The names of a model atom for a message: all of a short list; of a long one, the
+    first few and how many more the rule's page lists."""
+    if len(values) <= SHOWN_NAMES + 1:
+        return ", ".join(values)
+    rest = len(values) - SHOWN_NAMES
+    return ", ".join(values[:SHOWN_NAMES]) + f" (or {rest} more the rule's page lists)"
 
 
 def unknown_source(atom: Any) -> str:
