@@ -52,22 +52,29 @@ $(NPM_STAMP): package.json package-lock.json | node
 	npm ci --ignore-scripts --no-audit --no-fund
 	@touch $@
 
-# Wheels of the server's pinned dependencies for every supported CPython (network), so
-# that bundling the server into the extension runs offline.
-$(WHEEL_STAMP): pyproject.toml client/scripts/bundle_server.py | $(TEST_STAMP)
+# Wheels of the server's pinned dependencies (constraints.txt) for every supported CPython
+# and every VS Code target (network: linux-x64, linux-arm64, darwin-x64, darwin-arm64,
+# win32-x64, and the pure-Python ones of the universal package) into
+# client/.wheelhouse/<target>, so that bundling and packaging run offline. A target already
+# fetched for the same pins is not fetched again.
+$(WHEEL_STAMP): pyproject.toml $(wildcard constraints.txt) client/scripts/bundle_server.py | $(TEST_STAMP)
 	$(PY) client/scripts/bundle_server.py fetch
 	@touch $@
 
 wheelhouse: $(WHEEL_STAMP)
 
-## The VS Code extension: type check and bundle, bundle the server, node tests (unit and
-## protocol, against .venv and the bundled server), package servelint-0.1.0.vsix, check it.
+## The VS Code extension: type check and bundle, bundle the server for this machine, node
+## tests (unit, protocol, the bundle check and its fallback, against .venv and the bundled
+## server), one package per VS Code target (servelint-<target>-0.1.0.vsix, and
+## servelint-0.1.0.vsix, universal), check their contents and, with
+## tests/test_vsix_targets.py (also in make test's pytest), their platforms.
 client: $(TEST_STAMP) $(NPM_STAMP) $(WHEEL_STAMP)
 	npm run --silent compile
 	SERVELINT_PYTHON=$(abspath $(PY)) npm run --silent bundle-server
 	SERVELINT_PYTHON=$(abspath $(PY)) npm test
 	SERVELINT_PYTHON=$(abspath $(PY)) npm run package
 	npm run --silent check-vsix
+	$(PY) -m pytest -q tests/test_vsix_targets.py
 
 ## The packaged extension in real VS Code: code-server 4.100.3 (VS Code 1.100.3) driven by
 ## Debian's chromium (docs/vscode-e2e.md). setup.sh installs both into client/e2e/.cache

@@ -1,6 +1,7 @@
 // The VS Code end-to-end test of the packaged extension (docs/vscode-e2e.md).
 //
-// servelint-0.1.0.vsix is installed into a fresh code-server 4.100.3 (VS Code 1.100.3),
+// The package for this machine (servelint-linux-x64-0.1.0.vsix; `vsce package --target`,
+// client/scripts/bundle_server.py) is installed into a fresh code-server 4.100.3 (VS Code 1.100.3),
 // which Debian's chromium, driven by puppeteer-core, opens on a copy of fixtures/ (or of
 // fixtures/multi-root/, as a multi-root workspace). The test types what a user types
 // (Ctrl+P, Ctrl+G, F1 + command name, Ctrl+., Ctrl+S), clicks what a user clicks, and
@@ -29,7 +30,9 @@ const CODE_SERVER = path.join(CACHE, "node_modules/code-server/out/node/entry.js
 const FIXTURES = path.join(HERE, "fixtures");
 const MULTI_ROOT = path.join(FIXTURES, "multi-root");
 const OUT = path.join(HERE, "out");
-const VSIX = path.resolve(process.env.SERVELINT_VSIX ?? path.join(REPO, "servelint-0.1.0.vsix"));
+const TARGET = `${process.platform}-${process.arch}`;
+const VERSION = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
+const VSIX = path.resolve(process.env.SERVELINT_VSIX ?? path.join(REPO, `servelint-${TARGET}-${VERSION}.vsix`));
 const CHROMIUM = process.env.SERVELINT_E2E_CHROMIUM ?? "/usr/bin/chromium";
 
 /** How long a finding, hover or notification may take to show up. The first finding of a
