@@ -27,11 +27,11 @@ import {
   ServerSettings,
   startFolder,
 } from "./config";
+import { BundleTarget, bundleFallback, checkBundle, vscodeTarget } from "./bundle";
 import { displayArgv, findInterpreter, interpreterCandidates, noInterpreterMessage } from "./interpreter";
 import * as fs from "node:fs";
 import {
-  BundleManifest, bundleMismatch, executableCommand, executableMessage, executableProblem, LaunchPlan,
-  serverCommand, spawnArgv,
+  executableCommand, executableMessage, executableProblem, LaunchInput, LaunchPlan, serverCommand, spawnArgv,
 } from "./launch";
 import { activeInterpreter, onActiveEnvironmentChanged } from "./python";
 import {
@@ -64,6 +64,10 @@ const RESTART_SETTINGS = ["servelint.interpreter", "servelint.path", "servelint.
 
 let output: vscode.OutputChannel;
 let extensionRoot: string;
+let extensionVersion = "";
+/** Messages already shown as a notification in this window: a restart that meets the same
+ * problem logs it again but does not notify again. */
+const notified = new Set<string>();
 let client: LanguageClient | undefined;
 let environmentListener: vscode.Disposable | undefined;
 let statusItem: vscode.LanguageStatusItem | undefined;
@@ -107,12 +111,26 @@ function settingsFor(scope: vscode.Uri | undefined): ServerSettings {
   return serverSettings(config, folder?.uri.fsPath, vscode.workspace.isTrusted);
 }
 
-function readBundleManifest(): BundleManifest | undefined {
+function readBundleManifest(): BundleTarget | undefined {
   try {
-    return JSON.parse(fs.readFileSync(vscode.Uri.joinPath(vscode.Uri.file(extensionRoot), "bundled", "manifest.json").fsPath, "utf8")) as BundleManifest;
+    return JSON.parse(fs.readFileSync(vscode.Uri.joinPath(vscode.Uri.file(extensionRoot), "bundled", "manifest.json").fsPath, "utf8")) as BundleTarget;
   } catch {
     return undefined;
   }
+}
+
+/** A notification with a Show Output button, once per window for the same text. */
+function notifyOnce(severity: "warning" | "error", message: string): void {
+  if (notified.has(message)) {
+    return;
+  }
+  notified.add(message);
+  const show = severity === "error" ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+  void show(message, "Show Output").then((choice) => {
+    if (choice === "Show Output") {
+      output.show(true);
+    }
+  });
 }
 
 function enqueue(step: () => Promise<void>): Promise<void> {
@@ -181,7 +199,7 @@ async function interpreterPlan(folder: vscode.WorkspaceFolder | undefined, confi
     failed(failures.length ? failures.join("; ") : "no Python 3.10+ found");
     return undefined;
   }
-  const plan = serverCommand({
+  const launch: LaunchInput = {
     interpreter: found.candidate.argv,
     strategy: importStrategy(config, trusted),
     environmentHasServelint: found.probe.hasServelint,
@@ -190,24 +208,47 @@ async function interpreterPlan(folder: vscode.WorkspaceFolder | undefined, confi
     baseEnv: process.env,
     platform: process.platform,
     logLevel: level,
-  });
+  };
+  let plan: LaunchPlan = serverCommand(launch);
+  log(`Python ${found.probe.version.join(".")} (${found.candidate.source}): ${found.probe.executable || found.candidate.argv[0]}`);
   if (plan.warning) {
     log(plan.warning);
     void vscode.window.showWarningMessage(plan.warning);
   }
+  let fallback: string | undefined;
   if (plan.uses === "bundled") {
-    const mismatch = bundleMismatch(readBundleManifest(), found.probe.version);
-    if (mismatch) {
-      log(`Warning: ${mismatch}`);
-      void vscode.window.showWarningMessage(`servelint: ${mismatch}`);
+    // The bundled libraries must load in this Python (this platform's compiled modules,
+    // or, for the universal package, the environment's): else the environment's servelint
+    // or nothing, with one message.
+    const problems = await checkBundle(plan, found.candidate.argv, bundledLibs());
+    const outcome = bundleFallback({
+      launch: { ...launch, strategy: "useBundled" },
+      problems,
+      manifest: readBundleManifest(),
+      pythonVersion: found.probe.version.join("."),
+      hostTarget: vscodeTarget(process.platform, process.arch),
+      extensionVersion,
+    });
+    if (outcome.message) {
+      log(outcome.message);
     }
+    if (!outcome.plan) {
+      notifyOnce("error", outcome.message ?? "servelint cannot start");
+      failed(outcome.reason ?? "the bundled libraries do not load");
+      return undefined;
+    }
+    if (outcome.message) {
+      notifyOnce("warning", outcome.message);
+    }
+    plan = outcome.plan;
+    fallback = outcome.reason;
   }
-  log(`Python ${found.probe.version.join(".")} (${found.candidate.source}): ${found.probe.executable || found.candidate.argv[0]}`);
   statusClient = {
     python: found.probe.executable || found.candidate.argv[0],
     pythonVersion: found.probe.version.join("."),
     uses: plan.uses,
     bundledLibs: bundledLibs(),
+    fallback,
   };
   return plan;
 }
@@ -403,6 +444,7 @@ async function watchEnvironment(): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("servelint");
   extensionRoot = context.extensionPath;
+  extensionVersion = String((context.extension.packageJSON as { version?: unknown }).version ?? "");
   statusItem = vscode.languages.createLanguageStatusItem("servelint.status", DOCUMENT_SELECTOR);
   statusItem.name = "servelint";
   statusItem.command = { title: "Show Output", command: "servelint.showLogs" };

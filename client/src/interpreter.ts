@@ -110,10 +110,12 @@ export interface RunResult {
   spawnError?: NodeJS.ErrnoException;
 }
 
-export type Runner = (command: string, args: string[], cwd: string | undefined) => Promise<RunResult>;
+/** Runs a command; `env`, when given, is its whole environment (else the extension's). */
+export type Runner = (command: string, args: string[], cwd: string | undefined,
+  env?: NodeJS.ProcessEnv) => Promise<RunResult>;
 
-export const execRunner: Runner = (command, args, cwd) => new Promise((resolve) => {
-  execFile(command, args, { cwd, timeout: 20000, windowsHide: true, encoding: "utf8" },
+export const execRunner: Runner = (command, args, cwd, env) => new Promise((resolve) => {
+  execFile(command, args, { cwd, env, timeout: 20000, windowsHide: true, encoding: "utf8" },
     (error, stdout, stderr) => {
       const err = error as (NodeJS.ErrnoException & { code?: unknown }) | null;
       if (err && typeof err.code === "string") {

@@ -164,27 +164,3 @@ export function executableMessage(problem: string): string {
     "Set servelint.path to a servelint executable (for example [\"~/.local/bin/servelint\"], " +
     "where pipx and uv tool install put it), or clear it to run the bundled server.";
 }
-
-/** bundled/manifest.json, written by client/scripts/bundle_server.py. */
-export interface BundleManifest {
-  platform?: string;
-  pythons?: string[];
-}
-
-/** Why the bundled libraries cannot run in this Python, or undefined when they can (or
- * when the manifest does not say). */
-export function bundleMismatch(manifest: BundleManifest | undefined,
-  version: readonly number[]): string | undefined {
-  const pythons = manifest?.pythons;
-  if (!Array.isArray(pythons) || pythons.length === 0) {
-    return undefined;
-  }
-  const mine = `${version[0]}.${version[1]}`;
-  if (pythons.includes(mine)) {
-    return undefined;
-  }
-  return `the servelint bundled with the extension has compiled modules for CPython ${pythons.join(", ")}` +
-    `${manifest?.platform ? ` on ${manifest.platform}` : ""}, not for Python ${mine}; ` +
-    "choose another interpreter with servelint.interpreter, or install servelint into the environment " +
-    "and set servelint.importStrategy to fromEnvironment.";
-}

@@ -82,6 +82,9 @@ export interface ClientStatus {
   executable?: string;
   /** The extension's bundled/libs, to tell a bundled location from an environment's. */
   bundledLibs: string;
+  /** Set when the bundled libraries do not load and the environment's servelint runs
+   * instead: why. */
+  fallback?: string;
 }
 
 export type StatusState =
@@ -144,6 +147,9 @@ export function statusView(state: StatusState): StatusView {
     libraries = [`servelint.path`, `servelint.path (${c.executable ?? "?"})`];
   } else {
     libraries = c.uses === "bundled" ? ["bundled", "bundled libraries"] : ["environment", "environment libraries"];
+  }
+  if (c.fallback) {
+    libraries = [`${libraries[0]} (fallback)`, `${libraries[1]}: the ${c.fallback}`];
   }
   const interpreter = (p: string | undefined) => (python || pythonVersion
     ? `Python ${[pythonVersion, p].filter((x) => x).join(" ")}` : "Python unknown");

@@ -10,13 +10,17 @@ import {
   RegistrationRequest, ShutdownRequest, StreamMessageReader, StreamMessageWriter, WorkDoneProgressCreateRequest,
 } from "vscode-languageserver-protocol/node";
 
-import { fromObject, initializationOptions, LogLevel, serverSettings } from "../src/config";
-import { checkInterpreter } from "../src/interpreter";
 import {
-  bundleMismatch, executableCommand, executableMessage, executableProblem, LaunchInput, LaunchPlan,
+  BUNDLE_PROBE_CODE, bundleFallback, bundleProblems, checkBundle, FallbackInput, insideFolder, parseBundleProbe,
+  vscodeTarget,
+} from "../src/bundle";
+import { fromObject, initializationOptions, LogLevel, serverSettings } from "../src/config";
+import { checkInterpreter, execRunner, Runner } from "../src/interpreter";
+import {
+  executableCommand, executableMessage, executableProblem, LaunchInput, LaunchPlan,
   prependPythonPath, serverCommand, spawnArgv,
 } from "../src/launch";
-import { ROOT, testPython } from "./support";
+import { buildBundle, ROOT, testPython } from "./support";
 
 const base: LaunchInput = {
   interpreter: ["/usr/bin/python3"],
@@ -118,14 +122,6 @@ test("Windows keeps the environment's own spelling of PYTHONPATH", () => {
   const plan = serverCommand({ ...base, platform: "win32", baseEnv: { PythonPath: "C:\\mine" } });
   assert.deepEqual(Object.keys(plan.env).filter((k) => k.toUpperCase() === "PYTHONPATH"), ["PythonPath"]);
   assert.match(plan.env.PythonPath ?? "", /;C:\\mine$/);
-});
-
-test("the bundle's Python versions are checked against the interpreter", () => {
-  const manifest = { platform: "linux-x86_64", pythons: ["3.10", "3.11", "3.12", "3.13", "3.14"] };
-  assert.equal(bundleMismatch(manifest, [3, 12, 1]), undefined);
-  assert.match(bundleMismatch(manifest, [3, 15, 0]) ?? "", /CPython 3\.10, 3\.11, 3\.12, 3\.13, 3\.14 on linux-x86_64, not for Python 3\.15/);
-  assert.equal(bundleMismatch(undefined, [3, 15, 0]), undefined);
-  assert.equal(bundleMismatch({}, [3, 15, 0]), undefined);
 });
 
 // --- the exact command line the extension starts ---------------------------------------
@@ -231,4 +227,200 @@ test("exact command line, servelint.path (the environment's servelint executable
   assert.deepEqual(spawnArgv(plan), { command: exe, args: ["lsp", "--log-level", "info", "--stdio"] });
   const { init } = await initializeExactly(plan);
   assert.equal(init.serverInfo?.name, "servelint");
+});
+
+// --- the bundle check and what runs when the bundled libraries do not load -------------
+
+test("the bundle probe's report: parsed, and what it says is wrong", () => {
+  const report = parseBundleProbe('noise\nSERVELINT-BUNDLE-PROBE {"servelint": {"file": "/ext/bundled/libs/servelint/__init__.py"}, '
+    + '"yaml": {"file": "/ext/bundled/libs/yaml/__init__.py"}, "tree_sitter": {"error": "ImportError: cannot import name \'_binding\'"}, '
+    + '"tree_sitter_bash": {"error": "ModuleNotFoundError: x"}}\n');
+  assert.ok(report);
+  assert.deepEqual(bundleProblems(report, "/ext/bundled/libs", "linux"),
+    ["tree_sitter: ImportError: cannot import name '_binding'", "tree_sitter_bash: ModuleNotFoundError: x"]);
+  // servelint found elsewhere (the bundle's copy is missing) is a problem too.
+  assert.deepEqual(bundleProblems({ servelint: { file: "/venv/lib/servelint/__init__.py" } }, "/ext/bundled/libs", "linux"),
+    ["servelint is missing from /ext/bundled/libs"]);
+  assert.deepEqual(bundleProblems({ servelint: { file: "/ext/bundled/libs/servelint/__init__.py" } }, "/ext/bundled/libs", "linux"), []);
+  assert.equal(parseBundleProbe("SERVELINT-BUNDLE-PROBE [1]"), undefined);
+  assert.equal(parseBundleProbe("Traceback ..."), undefined);
+  assert.equal(insideFolder("C:\\Ext\\bundled\\libs\\servelint\\__init__.py", "c:\\ext\\bundled\\libs", "win32"), true);
+  assert.equal(insideFolder("/ext/bundled/libs2/servelint/__init__.py", "/ext/bundled/libs", "linux"), false);
+  assert.equal(vscodeTarget("darwin", "arm64"), "darwin-arm64");
+  assert.equal(vscodeTarget("win32", "x64"), "win32-x64");
+  assert.equal(vscodeTarget("linux", "ia32"), undefined);
+});
+
+test("a probe that does not print its report is a problem with the interpreter's words", async () => {
+  const run: Runner = async (_command, args, _cwd, env) => {
+    assert.equal(args[args.length - 1], BUNDLE_PROBE_CODE);
+    assert.equal(env?.PYTHONPATH, "/ext/bundled/libs");
+    return { code: 1, stdout: "", stderr: "Traceback (most recent call last):\nSyntaxError: bad\n" };
+  };
+  const plan = serverCommand({ ...base, baseEnv: {} });
+  assert.deepEqual(await checkBundle(plan, ["/usr/bin/python3"], "/ext/bundled/libs", run, "linux"),
+    ["/usr/bin/python3 could not check the bundled libraries (exit 1: Traceback (most recent call last): SyntaxError: bad)"]);
+});
+
+const fallbackBase: FallbackInput = {
+  launch: base, problems: ["tree_sitter: ImportError: cannot import name '_binding'"],
+  manifest: { target: "linux-x64" }, pythonVersion: "3.12.1", hostTarget: "darwin-arm64", extensionVersion: "0.1.0",
+};
+
+test("a bundle that loads: the bundled plan, no message", () => {
+  const outcome = bundleFallback({ ...fallbackBase, problems: [] });
+  assert.equal(outcome.plan?.uses, "bundled");
+  assert.equal(outcome.message, undefined);
+});
+
+test("another platform's bundle with servelint in the environment: the environment's servelint and one message", () => {
+  const outcome = bundleFallback({ ...fallbackBase, launch: { ...base, environmentHasServelint: true } });
+  assert.equal(outcome.plan?.uses, "environment");
+  assert.equal(outcome.plan?.env.PYTHONPATH, "/mine", "the bundled libraries are not on PYTHONPATH");
+  assert.equal(outcome.message,
+    "servelint: the server libraries bundled with this extension (linux-x64) do not load in Python 3.12.1 (/usr/bin/python3) "
+    + "(tree_sitter: ImportError: cannot import name '_binding'); running the servelint installed in that environment instead. "
+    + "Install the servelint package built for this machine (servelint-darwin-arm64-0.1.0.vsix) to run the bundled one.");
+  assert.match(outcome.reason ?? "", /^bundled libraries do not load here \(tree_sitter: ImportError/);
+});
+
+test("another platform's bundle and no servelint in the environment: nothing starts, one error saying what to install", () => {
+  const outcome = bundleFallback(fallbackBase);
+  assert.equal(outcome.plan, undefined);
+  assert.equal(outcome.message,
+    "servelint cannot start: the server libraries bundled with this extension (linux-x64) do not load in Python 3.12.1 "
+    + "(/usr/bin/python3) (tree_sitter: ImportError: cannot import name '_binding'), and servelint is not installed in that "
+    + "environment. Install the servelint package built for this machine (servelint-darwin-arm64-0.1.0.vsix), or install "
+    + "servelint into that Python (/usr/bin/python3 -m pip install servelint), or set servelint.interpreter to a Python "
+    + "that has servelint installed.");
+});
+
+test("the universal package in an environment without its libraries names them", () => {
+  const outcome = bundleFallback({
+    ...fallbackBase, hostTarget: undefined, problems: ["tree_sitter: ModuleNotFoundError: No module named 'tree_sitter'"],
+    manifest: { target: "universal", environmentDependencies: ["PyYAML", "tree-sitter", "tree-sitter-bash"] },
+  });
+  assert.equal(outcome.plan, undefined);
+  assert.match(outcome.message ?? "", /^servelint cannot start: the universal servelint package takes PyYAML, tree-sitter, tree-sitter-bash from the interpreter's environment, and they do not load in Python 3\.12\.1 \(\/usr\/bin\/python3\) \(tree_sitter: ModuleNotFoundError/);
+  assert.match(outcome.message ?? "", /Install them into that environment \(\/usr\/bin\/python3 -m pip install servelint\)/);
+  // On a machine with a package of its own, that package is the first advice.
+  const onMac = bundleFallback({ ...fallbackBase, manifest: { target: "universal" } });
+  assert.match(onMac.message ?? "", /Install the servelint package built for this machine \(servelint-darwin-arm64-0\.1\.0\.vsix\)/);
+  // This machine's own package that does not load (damaged, another libc): reinstall.
+  const own = bundleFallback({ ...fallbackBase, hostTarget: "linux-x64" });
+  assert.match(own.message ?? "", /Reinstall the extension, or install servelint into that Python/);
+});
+
+/** The bundle check and fallback exactly as the extension runs them for an extension
+ * folder `root` and an interpreter: the interpreter's probe, the bundled plan, the bundle
+ * probe with that plan's environment, the decision. */
+async function startDecision(root: string, interpreter: string[]) {
+  const probe = await checkInterpreter({ argv: interpreter, source: "setting" }, root);
+  assert.ok(probe.ok, probe.ok ? "" : probe.reason);
+  const baseEnv = { ...process.env };
+  delete baseEnv.PYTHONPATH;
+  const bundledLibs = path.join(root, "bundled", "libs");
+  const launch: LaunchInput = {
+    interpreter, strategy: "useBundled", environmentHasServelint: probe.probe.hasServelint, bundledLibs,
+    extensionRoot: root, baseEnv, platform: process.platform,
+  };
+  const problems = await checkBundle(serverCommand(launch), interpreter, bundledLibs);
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, "bundled", "manifest.json"), "utf8"));
+  const outcome = bundleFallback({
+    launch, problems, manifest, pythonVersion: probe.probe.version.join("."),
+    hostTarget: vscodeTarget(process.platform, process.arch), extensionVersion: "0.1.0",
+  });
+  return { problems, outcome, hasServelint: probe.probe.hasServelint };
+}
+
+/** Where the bundle probe imported each module from, run as the plan runs the server. */
+async function probeReport(root: string, interpreter: string[]) {
+  const baseEnv = { ...process.env };
+  delete baseEnv.PYTHONPATH;
+  const plan = serverCommand({ ...base, interpreter, bundledLibs: path.join(root, "bundled", "libs"), extensionRoot: root, baseEnv, platform: process.platform });
+  const result = await execRunner(interpreter[0], [...interpreter.slice(1), "-c", BUNDLE_PROBE_CODE], plan.cwd, plan.env);
+  const report = parseBundleProbe(result.stdout);
+  assert.ok(report, `no report: ${result.stderr}`);
+  return report;
+}
+
+test("this machine's bundle loads in the development Python: the bundled server starts", {
+  timeout: 120000, skip: bundledPresent ? false : "no bundled/libs (npm run bundle-server)",
+}, async () => {
+  const { problems, outcome } = await startDecision(ROOT, [testPython()]);
+  assert.deepEqual(problems, []);
+  assert.equal(outcome.plan?.uses, "bundled");
+  assert.equal(outcome.message, undefined);
+});
+
+// A foreign platform's real package (macOS arm64 wheels here, Windows wheels on a Mac):
+// its compiled modules cannot load on this machine.
+const FOREIGN = process.platform === "darwin" ? "win32-x64" : "darwin-arm64";
+
+test(`a ${FOREIGN} bundle on this machine: the environment's servelint runs, with one message`, { timeout: 180000 }, async () => {
+  const root = buildBundle(FOREIGN);
+  try {
+    const { problems, outcome, hasServelint } = await startDecision(root, [testPython()]);
+    assert.ok(hasServelint, "the development Python has servelint installed");
+    assert.ok(problems.some((p) => p.startsWith("tree_sitter: ")), `tree_sitter does not load: ${problems.join("; ")}`);
+    assert.equal(outcome.plan?.uses, "environment");
+    assert.ok(!(outcome.plan?.env.PYTHONPATH ?? "").includes(root), "the bundle is not on PYTHONPATH");
+    assert.match(outcome.message ?? "", new RegExp(`^servelint: the server libraries bundled with this extension \\(${FOREIGN}\\) do not load in Python 3\\.\\d+\\.\\d+ .*\\(tree_sitter: .*running the servelint installed in that environment instead\\.`));
+    // The environment's servelint really serves, started exactly as planned.
+    const { init } = await initializeExactly(outcome.plan as LaunchPlan);
+    assert.equal(init.serverInfo?.name, "servelint");
+    // Without servelint in the environment (-S: no site-packages), nothing starts.
+    const bare = await startDecision(root, [testPython(), "-S"]);
+    assert.equal(bare.hasServelint, false);
+    assert.equal(bare.outcome.plan, undefined);
+    assert.match(bare.outcome.message ?? "", /^servelint cannot start: .* and servelint is not installed in that environment\./);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("this machine's bundle with a damaged compiled module: the environment's servelint runs", {
+  timeout: 120000, skip: bundledPresent ? false : "no bundled/libs (npm run bundle-server)",
+}, async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "servelint-ext-damaged-"));
+  try {
+    fs.cpSync(path.join(ROOT, "bundled"), path.join(root, "bundled"), { recursive: true });
+    const folder = path.join(root, "bundled", "libs", "tree_sitter");
+    const modules = fs.readdirSync(folder).filter((f) => f.startsWith("_binding."));
+    assert.ok(modules.length > 0, `no compiled module in ${folder}`);
+    for (const m of modules) {
+      fs.writeFileSync(path.join(folder, m), "not a shared library");
+    }
+    const { problems, outcome } = await startDecision(root, [testPython()]);
+    assert.equal(problems.length, 1, problems.join("; "));
+    assert.match(problems[0], /^tree_sitter: ImportError: /);
+    assert.equal(outcome.plan?.uses, "environment");
+    assert.match(outcome.message ?? "", /running the servelint installed in that environment instead/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the universal bundle: bundled servelint with the environment's PyYAML and tree-sitter, or one error without them", { timeout: 180000 }, async () => {
+  const root = buildBundle("universal");
+  try {
+    const libs = path.join(root, "bundled", "libs");
+    const report = await probeReport(root, [testPython()]);
+    assert.ok(insideFolder(report.servelint.file ?? "", libs), `servelint from the bundle: ${report.servelint.file}`);
+    for (const name of ["yaml", "tree_sitter", "tree_sitter_bash"]) {
+      assert.equal(report[name].error, undefined, `${name}: ${report[name].error}`);
+      assert.ok(report[name].file && !insideFolder(report[name].file as string, libs), `${name} from the environment: ${report[name].file}`);
+    }
+    const { problems, outcome } = await startDecision(root, [testPython()]);
+    assert.deepEqual(problems, []);
+    assert.equal(outcome.plan?.uses, "bundled");
+    const { init } = await initializeExactly(outcome.plan as LaunchPlan);
+    assert.equal(init.serverInfo?.name, "servelint");
+    const bare = await startDecision(root, [testPython(), "-S"]);
+    assert.equal(bare.outcome.plan, undefined);
+    assert.ok(bare.problems.some((p) => p.startsWith("tree_sitter: ModuleNotFoundError")), bare.problems.join("; "));
+    assert.match(bare.outcome.message ?? "", /^servelint cannot start: the universal servelint package takes PyYAML, tree-sitter, tree-sitter-bash from the interpreter's environment/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -22,9 +22,10 @@ import {
 
 import { fromObject, initializationOptions, serverSettings } from "../src/config";
 import { findInterpreter, interpreterCandidates } from "../src/interpreter";
-import { bundleMismatch, serverCommand } from "../src/launch";
+import { checkBundle } from "../src/bundle";
+import { serverCommand } from "../src/launch";
 import { formatLintSummary, LINT_WORKSPACE_COMMAND } from "../src/summary";
-import { ROOT, testPython } from "./support";
+import { buildBundle, ROOT, testPython } from "./support";
 
 const SCRIPT = "python -m sglang.launch_server --model-path /models/m --tp_size 2\n";
 const FLAG = "--tp_size";
@@ -232,8 +233,8 @@ test("the bundled server, started as the extension starts it in limited mode", {
     bundledLibs: libs, extensionRoot: ROOT, baseEnv, platform: process.platform,
   });
   assert.equal(plan.uses, "bundled");
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "bundled", "manifest.json"), "utf8"));
-  assert.equal(bundleMismatch(manifest, found.probe.version), undefined);
+  // The extension's bundle check finds nothing wrong with this machine's bundle.
+  assert.deepEqual(await checkBundle(plan, found.candidate.argv, libs), []);
   // That interpreter really imports the bundled copy of servelint and its dependencies.
   const where = spawnSync(plan.command, ["-c",
     "import servelint, pygls, lsprotocol, yaml, tree_sitter, tree_sitter_bash; print(servelint.__file__); print(pygls.__file__); print(tree_sitter.__file__)"],
@@ -248,5 +249,32 @@ test("the bundled server, started as the extension starts it in limited mode", {
     await exercise(server, workspace);
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test("the universal package's bundle: bundled servelint with the development environment's PyYAML and tree-sitter", { timeout: 180000 }, async () => {
+  // A shell script is parsed with tree-sitter: the diagnostic on serve.sh shows that the
+  // environment's compiled modules serve the bundled pure-Python server.
+  const root = buildBundle("universal");
+  const workspace = tempWorkspace();
+  try {
+    const libs = path.join(root, "bundled", "libs");
+    const baseEnv = { ...process.env };
+    delete baseEnv.PYTHONPATH;
+    const plan = serverCommand({
+      interpreter: [testPython()], strategy: "useBundled", environmentHasServelint: true,
+      bundledLibs: libs, extensionRoot: root, baseEnv, platform: process.platform,
+    });
+    const where = spawnSync(plan.command, ["-c", "import servelint, tree_sitter; print(servelint.__file__); print(tree_sitter.__file__)"],
+      { env: plan.env, cwd: plan.cwd, encoding: "utf8" });
+    assert.equal(where.status, 0, where.stderr);
+    const [servelintFile, treeSitterFile] = where.stdout.trim().split("\n");
+    assert.ok(servelintFile.startsWith(libs + path.sep), `${servelintFile} is not from ${libs}`);
+    assert.ok(!treeSitterFile.startsWith(libs + path.sep), `${treeSitterFile} should come from the environment`);
+    const server = startServer(plan.command, plan.args, plan.env, plan.cwd);
+    await exercise(server, workspace);
+  } finally {
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });

@@ -111,3 +111,15 @@ test("shortPath keeps short paths and cuts long ones to their last two parts", (
   assert.equal(shortPath("/root/.pyenv/versions/3.11.7/bin/python3"), "…/bin/python3");
   assert.equal(shortPath("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\python.exe"), "…\\Python\\python.exe");
 });
+
+test("status after a fallback from bundled libraries that do not load: said short, and why in the tooltip", () => {
+  const view = statusView({
+    kind: "running",
+    client: { ...known, uses: "environment", fallback: "bundled libraries do not load here (tree_sitter: ImportError: x)" },
+    server: { location: "/venv/lib/python3.11/site-packages/servelint" },
+  });
+  assert.equal(view.detail, "Python 3.11.7 · environment (fallback)");
+  assert.equal(view.tooltip, "Python 3.11.7 /usr/bin/python3.11 · environment libraries (/venv/lib/python3.11/site-packages/servelint): "
+    + "the bundled libraries do not load here (tree_sitter: ImportError: x)");
+  assert.equal(view.error, false);
+});
