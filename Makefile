@@ -13,16 +13,16 @@ WHEEL_STAMP := client/.wheelhouse/.fetched
 
 # An editable install writes no bytecode; compile it once, as a regular pip install does,
 # so the language server does not recompile its modules at every start.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e .
 	$(PY) tools/build_packs.py
 	@$(PY) -m compileall -q server/servelint >/dev/null
 	@touch $@
 
-$(TEST_STAMP): pyproject.toml
+$(TEST_STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
 	$(PY) tools/build_packs.py
 	@$(PY) -m compileall -q server/servelint >/dev/null
 	@touch $(STAMP) $@
