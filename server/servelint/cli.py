@@ -196,6 +196,9 @@ def cmd_check(args) -> int:
     out = sys.stderr if stdin and args.fix else sys.stdout
     if args.output_file is not None:
         try:
+            parent = os.path.dirname(args.output_file)
+            if parent:
+                os.makedirs(parent, exist_ok=True)  # as Ruff does: `-o reports/x.sarif`
             out = open(args.output_file, "w", encoding="utf-8", newline="\n")
         except OSError as exc:
             print(f"servelint: error: --output-file {args.output_file}: "
