@@ -10,7 +10,9 @@ sampled.jsonl, recorded by `make conformance`):
   unless ..."), printed apart, never added to the first figure;
 - for samples judged on a pretended GPU, the first two figures again with servelint's `gpu`
   setting at that GPU (the way a team deploying on it configures servelint): a default SGLang
-  picks from the GPU is then decided, not a warning. The first figure stays the one without.
+  picks from the GPU is then decided, not a warning; and once more with the launch given the
+  model folder SGLang judged it with (servelint reads a local config.json), so that what the
+  model decides is settled too. The first figure stays the one without either.
 
     .venv/bin/python tools/agreement.py [--verbose]
 
@@ -71,18 +73,23 @@ RULES_FAILED = "internal error while applying rules"
 DEPENDS = "SGLang refuses this unless"  # a rule's warning naming what the verdict hangs on
 
 
+ORACLE_MODEL = os.path.join(ROOT, "tools", "oracle-model", "llama-tiny")  # what the oracle injects
+
+
 def servelint_lint(args: str, config: str | None = None, config_name: str | None = None,
-                   gpu: str | None = None):
+                   gpu: str | None = None, judged_model: bool = False):
     """servelint's result on the launch; with a config file, the file is written next to
     the launch (a temporary folder) under the name the launch gives it. `gpu`: servelint's
-    `gpu` setting (None: not said, servelint's default)."""
+    `gpu` setting (None: not said, servelint's default); `judged_model`: give the launch the
+    model folder SGLang judged it with (the oracle's tiny Llama, a local config.json) instead
+    of a model servelint cannot read."""
     import tempfile
     from servelint.engine import lint
     from servelint.settings import Settings
     settings = Settings(gpu=gpu)
     argv = shlex.split(args)
     if not {"--model-path", "--model"} & set(argv):
-        argv = ["--model-path", "/models/tiny"] + argv
+        argv = ["--model-path", ORACLE_MODEL if judged_model else "/models/tiny"] + argv
     text = "python3 -m sglang.launch_server " + shlex.join(argv) + "\n"
     if config is None:
         return lint(text, path="sampled.sh", settings=settings)
@@ -116,7 +123,7 @@ def sglang_class(row, classes) -> str:
     return "environment"
 
 
-def measure(rows, classes, gpu_setting: bool = False):
+def measure(rows, classes, gpu_setting: bool = False, judged_model: bool = False):
     """The figures; `gpu_setting`: lint each launch with servelint's `gpu` setting at the GPU
     SGLang judged it on (the row's `gpu`; none for the CPU-only rows), as a team that
     deploys on that GPU configures servelint."""
@@ -125,7 +132,8 @@ def measure(rows, classes, gpu_setting: bool = False):
            "other_rejections": 0, "environment": 0, "rules_failed": 0, "errors": [], "warned": 0}
     for row in rows:
         gpu = row.get("gpu") if gpu_setting and row.get("gpu") in GPUS else None
-        result = servelint_lint(row["args"], row.get("config"), row.get("config_name"), gpu)
+        result = servelint_lint(row["args"], row.get("config"), row.get("config_name"), gpu,
+                                judged_model)
         errors = [f"{f.code} {f.message}" for f in result.findings if f.severity == 1]
         out["errors"].append(errors)
         if any(RULES_FAILED in n for n in result.notices):
@@ -289,9 +297,17 @@ def main() -> int:
         print(f"  with servelint's `gpu` setting at the GPU SGLang judged on ({', '.join(judged_on)}): "
               f"{g['reported']}/{g['flag_rejections']} ({gshare:.1%}); errors on accepted launches: "
               f"{len(g['false_errors'])}")
+        k = measure(rows, classes, gpu_setting=True, judged_model=True)
+        kshare = k["reported"] / k["flag_rejections"] if k["flag_rejections"] else 1.0
+        print(f"  and with the model SGLang judged with (a local config.json): {k['reported']}/"
+              f"{k['flag_rejections']} ({kshare:.1%}); errors on accepted launches: "
+              f"{len(k['false_errors'])}")
         if args.verbose:
-            for row, e in g["false_errors"]:
+            for row, e in g["false_errors"] + k["false_errors"]:
                 print(f"FALSE (gpu setting)  {e}\n        {row['args']}")
+            for row in k["missed"]:
+                print(f"MISSED (gpu setting and model)  {row.get('where')}  {(row.get('error') or '')[:90]}"
+                      f"\n        {row['args']}")
     if m["rules_failed"]:
         print(f"WARNING: servelint's rules failed (internal error) on {m['rules_failed']} launches: "
               f"these figures do not measure the rules")
