@@ -341,10 +341,9 @@ def our_ignored(root: Path, paths: list[tuple[str, bool]]) -> dict[str, bool]:
     return out
 
 
-@needs_git
-@pytest.mark.parametrize("seed", range(40))
-def test_generated_tree_agrees_with_git(tmp_path, seed):
-    rng = random.Random(seed)
+def generated_repo(tmp_path, rng, ignore_files):
+    """A git repository holding a random tree, with the same random patterns written under
+    each of `ignore_files` in one to three of its folders."""
     root = tmp_path / "repo"
     root.mkdir()
     env = git_env(tmp_path)
@@ -352,7 +351,17 @@ def test_generated_tree_agrees_with_git(tmp_path, seed):
     random_tree(rng, root)
     folders = [root] + [root / rel for rel, is_dir in every_path(root) if is_dir]
     for folder in rng.sample(folders, min(len(folders), rng.randint(1, 3))):
-        (folder / ".gitignore").write_bytes(random_ignore(rng).encode())
+        text = random_ignore(rng).encode()
+        for name in ignore_files:
+            (folder / name).write_bytes(text)
+    return root, env
+
+
+@needs_git
+@pytest.mark.parametrize("seed", range(40))
+def test_generated_tree_agrees_with_git(tmp_path, seed):
+    rng = random.Random(seed)
+    root, env = generated_repo(tmp_path, rng, (".gitignore",))
     if rng.random() < 0.5:
         (root / ".git" / "info" / "exclude").write_bytes(random_ignore(rng).encode())
     assert found(root) == git_untracked(root, env), seed
@@ -374,16 +383,7 @@ def test_servelintignore_reads_the_same_syntax(tmp_path, seed):
     """The same generated patterns in .servelintignore files, with .gitignore not read,
     skip what git skips with them as .gitignore files."""
     rng = random.Random(1000 + seed)
-    root = tmp_path / "repo"
-    root.mkdir()
-    env = git_env(tmp_path)
-    git_init(root, env)
-    random_tree(rng, root)
-    folders = [root] + [root / rel for rel, is_dir in every_path(root) if is_dir]
-    for folder in rng.sample(folders, min(len(folders), rng.randint(1, 3))):
-        text = random_ignore(rng).encode()
-        (folder / ".gitignore").write_bytes(text)
-        (folder / ".servelintignore").write_bytes(text)
+    root, env = generated_repo(tmp_path, rng, (".gitignore", ".servelintignore"))
     expected = git_untracked(root, env)
     names = lambda paths: [p for p in paths if not p.endswith(".servelintignore")]  # noqa: E731
     assert names(found(root, respect_gitignore=False)) == names(expected), seed
