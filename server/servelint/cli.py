@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from servelint.files import TooLarge, iter_files, read_text
+from servelint.files import NotRegular, TooLarge, iter_files, read_text
 from servelint.model import Severity
 from servelint.report import FORMATS
 
@@ -273,7 +273,10 @@ def cmd_check(args) -> int:
                         show_applied(shown, result, lint(new, path=path, settings=settings))
                     return text, True
                 if path is not None and not stdin:
-                    write_atomically(path, new)
+                    why = write_back(path, text, new, args.paths)
+                    if why is not None:
+                        errors.append(f"{shown}: not fixed: {why}")
+                        return text, True
                 print(f"{shown}: applied {count} fix edit(s)", file=sys.stderr)
                 after = lint(new, path=path, settings=settings)
                 show_applied(shown, result, after)
@@ -282,8 +285,10 @@ def cmd_check(args) -> int:
             return text, True
         if reason is not None and result.findings and path is not None:
             new, added = add_suppressions(text, path, settings, reason)
-            if new != text:
-                write_atomically(path, new)
+            why = write_back(path, text, new, args.paths) if new != text else None
+            if why is not None:
+                errors.append(f"{shown}: no suppressions added: {why}")
+            elif new != text:
                 changed_files += 1
                 changed_edits += added
                 print(f"{shown}: added {added} suppression(s)", file=sys.stderr)
@@ -361,6 +366,10 @@ def cmd_check(args) -> int:
             print(f"{path}: note: not linted: the file has {exc.args[0]:,} bytes, more than the "
                   f"{settings.max_file_bytes:,} servelint reads", file=sys.stderr)
             continue
+        except NotRegular as exc:
+            if named:
+                errors.append(str(exc))  # a folder's FIFOs and sockets are skipped quietly
+            continue
         except OSError as exc:
             errors.append(str(exc))
             continue
@@ -413,6 +422,43 @@ def copy_rest(src, dst) -> None:
         if not chunk:
             return
         dst.write(chunk)
+
+
+def write_back(path: str, read: str, new: str, given: list[str]) -> str | None:
+    """Replace the file's text `read` (what was linted) with `new`, atomically; None when
+    written, else why not, and the file is left as it is: its bytes are not UTF-8 (a fix
+    would replace them), it changed since it was read (another program's edit would be
+    lost), it is reached through a symbolic link that leads out of the folders named on the
+    command line (a file named itself may be a link), or it cannot be written."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        return f"cannot read it again before writing: {exc.strerror or exc}"
+    try:
+        now = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "the file is not valid UTF-8, and writing the fix would replace those bytes"
+    if now != read:
+        return "the file changed since servelint read it; run servelint again"
+    real = os.path.realpath(path)
+    if real != os.path.abspath(path) and not _inside_given(real, given):
+        return (f"it is a symbolic link to {real}, outside the paths given on the command line; "
+                "name the file itself to fix it")
+    try:
+        write_atomically(path, new)
+    except OSError as exc:
+        return f"cannot write it: {exc.strerror or exc}"
+    return None
+
+
+def _inside_given(real: str, given: list[str]) -> bool:
+    """Whether `real` is a path named on the command line, or inside a folder named there."""
+    for g in given:
+        root = os.path.realpath(g)
+        if real == root or (os.path.isdir(root) and real.startswith(root.rstrip(os.sep) + os.sep)):
+            return True
+    return False
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -464,24 +464,45 @@ WORKSPACE_HIDDEN_OK = {".github", ".servelint"}
 def read_text(path: str, explicit: bool, max_bytes: int,
               rule_packs: Sequence[str] = ()) -> str | None:
     """A file's text for linting: None when it is not `explicit`ly named and servelint
-    reads no format from it, or when it is binary; TooLarge beyond `max_bytes`; OSError
-    with the path in its message when it cannot be read. Invalid UTF-8 is replaced."""
+    reads no format from it, or when it is binary; TooLarge beyond `max_bytes`; NotRegular
+    for a FIFO, device or socket (never opened in a way that can block: a FIFO named
+    `run.sh` would otherwise wait for a writer forever); OSError with the path in its
+    message when it cannot be read. Invalid UTF-8 is replaced. At most `max_bytes` are
+    read, whatever the size said a moment before (a file that grows is cut off: TooLarge)."""
+    import stat
     from servelint.engine import detect_format
     try:
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise TooLarge(size)
-        with open(path, "rb") as fh:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(path)
+        if st.st_size > max_bytes:
+            raise TooLarge(st.st_size)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise NotRegular(path)  # replaced between the stat and the open
             head = fh.read(4096)
             if not explicit and detect_format(path, None, head.decode("utf-8", "replace"),
                                             rule_packs) is None:
                 return None
             if b"\0" in head:
                 return None
-            data = head + fh.read()
+            data = head + fh.read(max(0, max_bytes + 1 - len(head)))
+            if len(data) > max_bytes:
+                raise TooLarge(len(data))
+    except (NotRegular, TooLarge):
+        raise
     except OSError as exc:
         raise OSError(f"{path}: {exc.strerror or exc}") from exc
     return data.decode("utf-8", errors="replace")
+
+
+class NotRegular(OSError):
+    """Not a regular file (a FIFO, a device, a socket): servelint does not read it. An
+    OSError, so that a caller that skips unreadable files skips these too."""
+
+    def __str__(self) -> str:
+        return f"{self.args[0]}: not a regular file (a FIFO, device or socket), not read"
 
 
 class TooLarge(Exception):

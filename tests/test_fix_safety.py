@@ -1,0 +1,145 @@
+"""`servelint check --fix` never loses what the user wrote, and the command line reads only
+regular files (issue 17, points 2 and 4): bytes outside the edits kept exactly, a file that
+is not UTF-8 or changed since it was read left alone, no writing through a symbolic link out
+of the given folders, an unwritable file reported without stopping, a FIFO never opened."""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servelint import cli
+from servelint.cli import main
+
+BAD = "#!/bin/bash\npython3 -m sglang.launch_server --model-path m --tp_size 2\n"
+FIXED = BAD.replace("--tp_size", "--tp-size")
+
+
+def check(capsys, *args) -> tuple[int, str, str]:
+    code = main(["check", "--isolated", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_fix_keeps_bom_line_endings_and_mode(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    raw = ("\ufeff" + BAD.replace("\n", "\r\n") + "# tail  \r\n").encode("utf-8")
+    f = tmp_path / "run.sh"
+    f.write_bytes(raw)
+    f.chmod(0o751)
+    code, _, err = check(capsys, "--fix", "run.sh")
+    assert "applied 1 fix edit(s)" in err, err
+    assert f.read_bytes() == raw.replace(b"--tp_size", b"--tp-size")
+    assert stat.S_IMODE(f.stat().st_mode) == 0o751
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".servelint-")]  # no temp left
+
+
+def test_fix_leaves_a_file_that_is_not_utf8_as_it_is(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    raw = BAD.encode() + b"# caf\xe9 \xff\n"
+    (tmp_path / "run.sh").write_bytes(raw)
+    code, _, err = check(capsys, "--fix", "run.sh")
+    assert code == 2
+    assert "run.sh: not fixed: the file is not valid UTF-8" in err
+    assert (tmp_path / "run.sh").read_bytes() == raw
+
+
+def test_fix_refuses_a_file_changed_since_it_was_read(tmp_path, capsys, monkeypatch):
+    """Another program's edit between servelint's read and its write is kept, not lost."""
+    monkeypatch.chdir(tmp_path)
+    f = tmp_path / "run.sh"
+    f.write_text(BAD)
+    from servelint import engine
+    real = engine.fix_all_text
+
+    def meanwhile(text, *a, **kw):
+        f.write_text(BAD + "# added by an editor\n")
+        return real(text, *a, **kw)
+
+    monkeypatch.setattr(engine, "fix_all_text", meanwhile)
+    code, _, err = check(capsys, "--fix", "run.sh")
+    assert code == 2 and "run.sh: not fixed: the file changed since servelint read it" in err
+    assert f.read_text() == BAD + "# added by an editor\n"
+
+
+def test_fix_of_a_folder_does_not_write_through_a_link_out_of_it(tmp_path, capsys, monkeypatch):
+    outside = tmp_path / "outside.sh"
+    outside.write_text(BAD)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "inside.sh").write_text(BAD)
+    (proj / "link.sh").symlink_to(outside)
+    monkeypatch.chdir(proj)
+    code, _, err = check(capsys, "--fix", ".")
+    assert code == 2
+    assert "link.sh: not fixed: it is a symbolic link to" in err and "outside the paths given" in err
+    assert outside.read_text() == BAD
+    assert (proj / "inside.sh").read_text() == FIXED
+    assert (proj / "link.sh").is_symlink()
+    # named itself, the link's file is fixed (the user asked for that file)
+    code, _, err = check(capsys, "--fix", "link.sh")
+    assert outside.read_text() == FIXED and (proj / "link.sh").is_symlink()
+
+
+def test_an_unwritable_file_is_reported_and_the_next_one_still_fixed(tmp_path, capsys,
+                                                                      monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.sh").write_text(BAD)
+    (tmp_path / "b.sh").write_text(BAD)
+    real = cli.write_atomically
+
+    def refuse_a(path, text):
+        if os.path.basename(path) == "a.sh":
+            raise PermissionError(13, "Permission denied")
+        real(path, text)
+
+    monkeypatch.setattr(cli, "write_atomically", refuse_a)
+    code, _, err = check(capsys, "--fix", "a.sh", "b.sh")
+    assert code == 2
+    assert "a.sh: not fixed: cannot write it: Permission denied" in err
+    assert "Traceback" not in err
+    assert (tmp_path / "a.sh").read_text() == BAD
+    assert (tmp_path / "b.sh").read_text() == FIXED
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_is_never_opened(tmp_path):
+    """A FIFO named like a script blocks whoever opens it until a writer comes: in a folder
+    it is skipped, named it is an error; the run ends either way (a subprocess with a
+    timeout, so a regression fails instead of hanging the suite)."""
+    os.mkfifo(tmp_path / "run.sh")
+    (tmp_path / "ok.sh").write_text(FIXED)
+    env = {**os.environ, "NO_COLOR": "1"}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "servelint", "check", "--isolated", *args],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+
+    folder = run(".")
+    assert folder.returncode == 0, folder.stderr
+    assert "1 file(s)" in folder.stderr
+    named = run("run.sh", "ok.sh")
+    assert named.returncode == 2
+    assert "run.sh: not a regular file" in named.stderr
+
+
+def test_read_text_cuts_off_at_the_cap_whatever_the_size_said(tmp_path, monkeypatch):
+    """The cap bounds what is read even when the file grows after its size was taken."""
+    from servelint import files
+    f = tmp_path / "big.sh"
+    f.write_text(BAD + "#" * 5000 + "\n")
+    real_stat = os.stat
+
+    class Small:
+        def __init__(self, st):
+            self.st_mode, self.st_size = st.st_mode, 10
+
+    monkeypatch.setattr(files.os, "stat", lambda p, *a, **k: (
+        Small(real_stat(p, *a, **k)) if str(p) == str(f) else real_stat(p, *a, **k)))
+    with pytest.raises(files.TooLarge):
+        files.read_text(str(f), True, 1000)
+    monkeypatch.undo()
+    assert files.read_text(str(f), True, 10_000) == Path(f).read_text()
