@@ -143,3 +143,31 @@ def test_read_text_cuts_off_at_the_cap_whatever_the_size_said(tmp_path, monkeypa
         files.read_text(str(f), True, 1000)
     monkeypatch.undo()
     assert files.read_text(str(f), True, 10_000) == Path(f).read_text()
+
+
+CONFIG = ("model-path: m\n"
+          "cuda-graph-bs:\n  - 1\n  - 2\n"
+          "enable-hisparse:\n  true\n"
+          "# a comment at the key's depth stays\n"
+          "prefill-only-disable-kv-cache:\n  true\n")
+
+
+def test_config_fixes_edit_whole_entries(tmp_path, capsys, monkeypatch):
+    """Removing a key whose value sits on the next line removes the value too (it used to
+    stay and join the key above: `model-path: m` became 'm true'); a key is added after the
+    whole of the entry before it, not inside its block list. The other keys keep their
+    values, and the file still reads as YAML."""
+    import yaml
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "server.yaml").write_text(CONFIG)
+    (tmp_path / "run.sh").write_text("python3 -m sglang.launch_server --config server.yaml\n")
+    check(capsys, "--fix", ".")
+    fixed = (tmp_path / "server.yaml").read_text()
+    got = yaml.safe_load(fixed)
+    assert got["model-path"] == "m"
+    assert got["cuda-graph-bs-decode"] == [1, 2]
+    assert "enable-hisparse" not in got
+    assert got["prefill-only-disable-kv-cache"] is True
+    assert "# a comment at the key's depth stays\n" in fixed
+    assert "\n  true\n" in fixed  # prefill-only's own value, not hisparse's
+    assert fixed.count("true") == 2  # prefill-only's, and one added key's

@@ -233,10 +233,26 @@ class ConfigHost:
         q = self.quote(value)
         return None if q is None else Edit(token.span, q)
 
-    def _line_span(self, first: Token, last: Token) -> Span:
-        ls = self.index.line_start(self.index.line_of(first.span.start))
+    def _last_line(self, first: Token, last: Token) -> int:
+        """The last line of a key's entry: the last word's line, or a later line indented
+        deeper than the key (a value written on the next line, `key:\n  true`, or a block
+        list), so that an edit of the entry leaves no part of it behind."""
+        key_indent = len(_indent(self.text, self.index.line_start(self.index.line_of(first.span.start))))
         le_line = self.index.line_of(max(last.span.end - 1, last.span.start))
-        end = self.index.line_end(le_line)
+        line = le_line + 1
+        while line < len(self.index.starts):
+            body = self.text[self.index.line_start(line):self.index.line_end(line)]
+            if body.strip() and len(body) - len(body.lstrip(" \t")) <= key_indent:
+                break  # the next entry (or a comment at the key's depth)
+            if body.strip():
+                le_line = line
+            line += 1
+        return le_line
+
+    def _line_span(self, first: Token, last: Token) -> Span:
+        """The whole lines of a key's entry, its last newline included."""
+        ls = self.index.line_start(self.index.line_of(first.span.start))
+        end = self.index.line_end(self._last_line(first, last))
         return Span(ls, min(end + 1, len(self.text)))
 
     def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
@@ -247,8 +263,7 @@ class ConfigHost:
         return Edit(span, "".join(f"{indent}{line}\n" for line in self._entry(words)))
 
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        line = self.index.line_of(max(token.span.end - 1, token.span.start))
-        end = self.index.line_end(line)
+        end = self.index.line_end(self._last_line(token, token))
         key_line_start = self.index.line_start(self.index.line_of(token.span.start))
         indent = _indent(self.text, key_line_start)
         new = "".join(f"\n{indent}{l}" for l in self._entry(words))
