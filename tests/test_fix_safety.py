@@ -171,3 +171,16 @@ def test_config_fixes_edit_whole_entries(tmp_path, capsys, monkeypatch):
     assert "# a comment at the key's depth stays\n" in fixed
     assert "\n  true\n" in fixed  # prefill-only's own value, not hisparse's
     assert fixed.count("true") == 2  # prefill-only's, and one added key's
+
+
+def test_a_config_file_beyond_the_cap_is_not_read(tmp_path, capsys, monkeypatch):
+    """A file named by the launch's --config is capped like a linted file: said on the
+    --config value, not read (a 33 MB config kept the CLI busy for over a minute)."""
+    from servelint.schema import MAX_FILE_BYTES
+    monkeypatch.chdir(tmp_path)
+    with open(tmp_path / "server.yaml", "w") as fh:
+        fh.write("tp-size: 2\n")
+        fh.write(("# " + "x" * 98 + "\n") * (MAX_FILE_BYTES // 100 + 10))
+    (tmp_path / "run.sh").write_text("python3 -m sglang.launch_server --config server.yaml\n")
+    code, out, _ = check(capsys, "run.sh")
+    assert "server.yaml has" in out and "more than the" in out and "not checked" in out

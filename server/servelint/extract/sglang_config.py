@@ -303,13 +303,24 @@ def read_config_file(path: str, catalog: Catalog) -> tuple[str, list[Token], lis
     it cannot be read."""
     if not path.lower().endswith((".yaml", ".yml")):
         return f"Config file must be YAML format, got: {os.path.splitext(path)[1]}"
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
+    from servelint.files import NotRegular, TooLarge, read_text
+    from servelint.schema import MAX_FILE_BYTES
+    if not os.path.exists(path):
         return f"Config file not found: {path}"
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        # as a linted file is read: a regular file only, at most the default size cap (a
+        # config of tens of megabytes would keep every lint of its launch busy)
+        got = read_text(path, True, MAX_FILE_BYTES)
+    except TooLarge as exc:
+        return (f"the config file {path} has {exc.args[0]:,} bytes, more than the "
+                f"{MAX_FILE_BYTES:,} servelint reads: not checked")
+    except NotRegular:
+        return f"the config file {path} is not a regular file: not read"
+    except OSError as exc:
         return f"cannot read the config file {path}: {exc}"
+    if got is None:
+        return f"the config file {path} is binary (it holds NUL bytes): not read"
+    text = got
     tokens, findings = config_tokens(text, catalog, origin=path)
     fatal = [f for f in findings if f.code == BAD_CONFIG.code]
     if fatal:
