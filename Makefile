@@ -126,3 +126,11 @@ conformance: $(STAMP) sglang-env
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info server/*.egg-info node_modules bundled client/out client/.wheelhouse servelint-*.vsix client/e2e/.cache client/e2e/out
+
+## servelint next to bash-language-server (+ ShellCheck), yaml-language-server, `ruff server`,
+## ShellCheck and `ruff check` in one run, on the committed HEAD (bench/peers.py installs the
+## peers into bench/.peers/, never globally); then the README's Speed table from its results.
+.PHONY: bench-peers
+bench-peers: $(STAMP)
+	$(PY) bench/peers.py --head
+	$(PY) bench/readme_table.py

@@ -193,3 +193,127 @@ def python_module(n_lines: int, seed: int) -> str:
             "        '--model-path', MODEL, '--port', str(port),",
             "        '--tp_size', '2',", "    ]", "    return subprocess.Popen(cmd)", ""]
     return "\n".join(out) + "\n"
+
+
+def k8s_yaml(n_lines: int, n_launches: int, seed: int, mistake_every: int = 4) -> str:
+    """Kubernetes manifests of exactly `n_lines` lines: `n_launches` Deployments whose
+    container command is an SGLang launch (a block list, one argument a line), with
+    Services and ConfigMaps (no launch, never saying 'sglang') spread between them;
+    every `mistake_every`-th launch has one mistake, as in `script()`."""
+    rng = random.Random(seed)
+    docs: list[list[str]] = []
+    for n in range(n_launches):
+        svc = rng.choice(SERVICES)
+        name = f"{svc}-{n}"
+        args = [("--model-path", rng.choice(MODELS)), ("--tp-size", str(rng.choice([1, 2, 4, 8]))),
+                ("--mem-fraction-static", rng.choice(["0.8", "0.85", "0.88", "0.9"])),
+                ("--attention-backend", rng.choice(BACKENDS)), ("--host", "0.0.0.0"),
+                ("--port", str(30000 + n % 1000))]
+        flags = rng.sample(["--enable-metrics", "--trust-remote-code"], 1)
+        if mistake_every and n % mistake_every == 1:
+            k = (n // mistake_every) % 4
+            if k == 0:
+                args[1] = ("--tp_size", args[1][1])
+            elif k == 1:
+                args[3] = ("--attention-backend", "flash_infer")
+            elif k == 2:
+                args[5] = ("--port", "3OOO1")
+            else:
+                flags = ["--enable_metrics"]
+        body = [
+            "apiVersion: apps/v1", "kind: Deployment", "metadata:", f"  name: {name}",
+            "spec:", "  replicas: 1", "  selector:", f"    matchLabels: {{app: {name}}}",
+            "  template:", "    metadata:", f"      labels: {{app: {name}}}", "    spec:",
+            "      containers:", "        - name: server",
+            "          image: lmsysorg/sglang:v0.5.2-cu126", "          command:",
+            "            - python3", "            - -m", "            - sglang.launch_server",
+        ]
+        for flag, value in args:
+            body += [f"            - {flag}", f'            - "{value}"']
+        body += [f"            - {f}" for f in flags]
+        body += ["          ports:", f"            - containerPort: {30000 + n % 1000}"]
+        docs.append(body)
+    launch_lines = sum(len(d) + 1 for d in docs)  # each document starts with ---
+    filler = n_lines - launch_lines
+    if filler < 0:
+        raise ValueError("too many launches for the line count")
+
+    def filler_doc(k: int) -> list[str]:
+        svc = rng.choice(SERVICES)
+        if k % 2:
+            return ["apiVersion: v1", "kind: Service", "metadata:", f"  name: {svc}-svc-{k}",
+                    "spec:", f"  selector: {{app: {svc}-{k}}}", "  ports:",
+                    f"    - port: {8000 + k % 1000}", f"      targetPort: {30000 + k % 1000}"]
+        return ["apiVersion: v1", "kind: ConfigMap", "metadata:", f"  name: {svc}-config-{k}",
+                "data:", f'  LOG_LEVEL: "{rng.choice(["info", "debug", "warning"])}"',
+                f'  RETRIES: "{rng.randint(1, 9)}"', f"  # settings of the {svc} stage {k}"]
+
+    lines: list[str] = []
+    per_gap = filler // (n_launches + 1) if n_launches else filler
+    k = 0
+    for d in docs + [None]:
+        target = len(lines) + per_gap
+        while True:
+            block = filler_doc(k)
+            if len(lines) + len(block) + 1 > target:
+                break
+            lines += ["---"] + block
+            k += 1
+        if d is not None:
+            lines += ["---"] + d
+    while len(lines) < n_lines:  # pad the last document with comment lines
+        lines.append(f"# note {k}: the servers log to /var/log")
+        k += 1
+    assert len(lines) == n_lines, (len(lines), n_lines)
+    return "\n".join(lines) + "\n"
+
+
+def python_launches(n_lines: int, n_launches: int, seed: int, mistake_every: int = 4) -> str:
+    """A Python module of exactly `n_lines` lines: `n_launches` launcher functions (an
+    argv list passed to subprocess.Popen) spread evenly between helper functions; every
+    `mistake_every`-th launch has one mistake, as in `script()`."""
+    rng = random.Random(seed)
+    out = ['"""Generated benchmark module: launchers and ordinary helpers."""', "import subprocess", ""]
+
+    def launcher(n: int) -> list[str]:
+        args = [("--model-path", rng.choice(MODELS)), ("--tp-size", str(rng.choice([1, 2, 4, 8]))),
+                ("--attention-backend", rng.choice(BACKENDS)), ("--port", str(30000 + n % 1000))]
+        flag = "--enable-metrics"
+        if mistake_every and n % mistake_every == 1:
+            k = (n // mistake_every) % 4
+            if k == 0:
+                args[1] = ("--tp_size", args[1][1])
+            elif k == 1:
+                args[2] = ("--attention-backend", "flash_infer")
+            elif k == 2:
+                args[3] = ("--port", "3OOO1")
+            else:
+                flag = "--enable_metrics"
+        body = [f"def launch_{n}():", "    cmd = [", "        'python3', '-m', 'sglang.launch_server',"]
+        body += [f"        '{a}', '{v}'," for a, v in args]
+        body += [f"        '{flag}',", "    ]", "    return subprocess.Popen(cmd)", ""]
+        return body
+
+    def helper(i: int) -> list[str]:
+        return [f"def helper_{i}(x, y={i}):", f'    """Return a number from x and {i}."""',
+                "    total = 0", "    for k in range(y):", "        total += k * x",
+                "    return {'total': total, 'name': 'h%d' % y}", ""]
+
+    launchers = [launcher(n) for n in range(n_launches)]
+    filler = n_lines - len(out) - sum(len(b) for b in launchers)
+    if filler < 0:
+        raise ValueError("too many launches for the line count")
+    per_gap = filler // (n_launches + 1) if n_launches else filler
+    i = 0
+    for block in launchers + [None]:
+        target = len(out) + per_gap
+        while len(out) + 7 <= target:
+            out += helper(i)
+            i += 1
+        if block is not None:
+            out += block
+    while len(out) < n_lines:
+        out.append(f"# note {i}")
+        i += 1
+    assert len(out) == n_lines, (len(out), n_lines)
+    return "\n".join(out) + "\n"

@@ -27,9 +27,22 @@ class Received:
     msg: dict
 
 
+def is_publish_for(msg: dict, uri: str, version: int) -> bool:
+    """Is `msg` a publishDiagnostics for `uri` at `version` (or without a version)?"""
+    if msg.get("method") != "textDocument/publishDiagnostics":
+        return False
+    p = msg.get("params") or {}
+    if p.get("uri") != uri:
+        return False
+    v = p.get("version")
+    return v is None or v == version
+
+
 class LspClient:
-    def __init__(self, cmd: list[str], cwd: str | None = None, stderr_path: str | None = None):
+    def __init__(self, cmd: list[str], cwd: str | None = None, stderr_path: str | None = None,
+                 env: dict[str, str] | None = None):
         self.cmd = cmd
+        self.env = env
         self.cwd = cwd
         self.stderr_path = stderr_path
         self.proc: asyncio.subprocess.Process | None = None
@@ -48,7 +61,7 @@ class LspClient:
         self._stderr = open(self.stderr_path, "ab") if self.stderr_path else asyncio.subprocess.DEVNULL
         self.spawned_at = time.perf_counter()
         self.proc = await asyncio.create_subprocess_exec(
-            *self.cmd, cwd=self.cwd, stdin=asyncio.subprocess.PIPE,
+            *self.cmd, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=self._stderr)
         self._reader = asyncio.ensure_future(self._read_loop())
 
@@ -218,6 +231,17 @@ class LspClient:
                 return False
             p = m.get("params") or {}
             return p.get("uri") == uri and (version is None or p.get("version") == version)
+        return await self.wait_for(pred, timeout, since,
+                                   what=f"publishDiagnostics for {uri} version {version}")
+
+    async def wait_publish(self, uri: str, version: int, since: int,
+                           timeout: float = DEFAULT_TIMEOUT) -> Received:
+        """The first publishDiagnostics for `uri` received from notification index `since`
+        on that carries `version`, or carries no version at all (servers that publish
+        without one, such as yaml-language-server: with one change in flight at a time,
+        the first publish after it was sent is the one for it)."""
+        def pred(m: dict) -> bool:
+            return is_publish_for(m, uri, version)
         return await self.wait_for(pred, timeout, since,
                                    what=f"publishDiagnostics for {uri} version {version}")
 
