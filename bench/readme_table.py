@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,9 +43,11 @@ def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def fmt_ms(v: float | None) -> str:
+def fmt_ms(v: float | None, error: str | None = None) -> str:
+    """A time in ms; a missing one says why when the error was a wait that ran out."""
     if v is None:
-        return "no result"
+        m = re.search(r"^no diagnostics\b.* within (\S+ s)$", error or "")
+        return f"none within {m.group(1)}" if m else "no result"
     if v < 10:
         return f"{v:.1f} ms"
     return f"{v:,.0f} ms"
@@ -78,8 +81,9 @@ def render(meta: dict, rows: list[dict]) -> str:
         "| --- | ---: | --- | ---: |",
     ]
     for r in rows:
-        lines.append(f"| {cell(r['measure'])} | {fmt_ms(r['servelint_ms'])} | "
-                     f"{cell(r['peer'])}: {fmt_ms(r['peer_ms'])} | {fmt_ratio(r['ratio'])} |")
+        lines.append(f"| {cell(r['measure'])} | {fmt_ms(r['servelint_ms'], r.get('servelint_error'))} | "
+                     f"{cell(r['peer'])}: {fmt_ms(r['peer_ms'], r.get('peer_error'))} | "
+                     f"{fmt_ratio(r['ratio'])} |")
     notes = [f"- {cell(r['measure'])}: {cell(r['note'])}" for r in rows if r.get("note")]
     notes += [f"- {cell(n)}" for n in meta.get("notes") or []]
     if notes:

@@ -38,7 +38,8 @@ def results(rows=None, meta=None):
                            {"median_ms": 452.0}),
             peers.make_row("edit_script_20k", "edit → diagnostics, 20k script",
                            {"median_ms": 250.0}, "bash-language-server",
-                           {"error": "LspError: no publish", "log": ["ShellCheck: timed out"]}),
+                           {"error": "no diagnostics for the opened file within 30 s",
+                            "log": ["ShellCheck: timed out"]}),
         ]}}
 
 
@@ -83,6 +84,16 @@ def test_log_messages_keep_what_went_wrong_else_the_last_line():
                                           "ready")) == ["ShellCheck: timed out after 10000ms"]
     assert peers.log_messages(client_with("a", "b")) == ["b"]
     assert peers.log_messages(client_with()) == []
+
+
+def test_open_result_takes_the_open_time_or_keeps_the_error():
+    assert peers.open_result({"open_ms": 12.5, "median_ms": 3.0}) == {"median_ms": 12.5}
+    err = peers.open_result({"error": "no diagnostics", "log": ["timed out"]})
+    assert err == {"error": "no diagnostics", "log": ["timed out"]}
+    assert peers.open_result(None) is None
+    row = peers.make_row("open_x", "open", peers.open_result({"open_ms": 10.0}), "p",
+                         peers.open_result({"open_ms": 40.0}))
+    assert row["ratio"] == 0.25
 
 
 def test_peer_labels_name_versions_and_shellcheck():
@@ -130,7 +141,7 @@ def test_print_table_has_one_line_per_row_and_the_ratio(capsys):
     assert len(out) == 2 + len(rows)
     assert "servelint" in out[0] and "ratio" in out[0]
     assert "4.5 ms" in out[2] and "580 ms" in out[2] and "129" in out[2]
-    assert "no result" in out[4]
+    assert "none within 30 s" in out[4]
 
 
 # --- the README table --------------------------------------------------------------------
@@ -156,10 +167,18 @@ def test_render_makes_a_markdown_table_with_the_ratio_and_notes():
                         "bash-language-server 5.8.1 + ShellCheck 0.9.0: 580 ms | 0.0078 (129× faster) |")
     # a pipe inside a cell is escaped, so the row keeps four columns
     assert "20k YAML \\| k8s" in table[3] and "2.91 (2.91× slower)" in table[3]
-    assert "no result" in table[4] and table[4].endswith("| – |")
+    assert "bash-language-server: none within 30 s" in table[4] and table[4].endswith("| – |")
     assert "HEAD abc1234" in md and "2 CPUs" in md and "1.5 before and 2.25 after" in md
     assert "- edit → diagnostics, 200-line script: waits 500 ms (counted)" in lines
     assert "- apt-get not available" in lines
+
+
+def test_fmt_ms_rounds_and_says_why_a_figure_is_missing():
+    assert readme_table.fmt_ms(4.567) == "4.6 ms"
+    assert readme_table.fmt_ms(1315.2) == "1,315 ms"
+    assert readme_table.fmt_ms(None, "no diagnostics for version 3 within 60 s") == "none within 60 s"
+    assert readme_table.fmt_ms(None, "LspError: server closed its output") == "no result"
+    assert readme_table.fmt_ms(None) == "no result"
 
 
 def test_replace_section_changes_only_the_text_between_the_markers():
