@@ -338,6 +338,30 @@ def open_result(session: dict | None) -> dict | None:
     return {"median_ms": session.get("open_ms")}
 
 
+# What issue 16 asks of each row: a bound in ms, or "faster than the peer".
+GOALS: dict[str, float | str] = {
+    "edit_script_20k": 20.0,            # point 1; also faster than bash-language-server (point 2)
+    "edit_yaml_20k": "peer",            # point 2
+    "edit_python_20k": 50.0,            # point 2
+    "cli_script_200": 80.0,             # point 5
+    "cli_python_200": 80.0,             # point 5
+}
+
+
+def goal_verdict(key: str, s_ms: float | None, p_ms: float | None) -> str:
+    """"issue 16 goal: ... (met|not met|unknown)" for a row that has a goal, else ""."""
+    goal = GOALS.get(key)
+    if goal is None:
+        return ""
+    if goal == "peer":
+        text = "faster than the peer"
+        met = None if s_ms is None or p_ms is None else s_ms < p_ms
+    else:
+        text = f"≤ {goal:g} ms"
+        met = None if s_ms is None else s_ms <= float(goal)
+    return f"issue 16 goal: {text} ({'unknown' if met is None else 'met' if met else 'not met'})"
+
+
 def make_row(key: str, measure: str, servelint: dict | None, peer: str, peer_res: dict | None,
              note: str = "") -> dict:
     s_ms = servelint.get("median_ms") if isinstance(servelint, dict) else None
@@ -347,6 +371,10 @@ def make_row(key: str, measure: str, servelint: dict | None, peer: str, peer_res
             logged = "; ".join(m for m in res.get("log", []) if m)
             err = f"{who}: {res['error']}" + (f" (its log: {logged})" if logged else "")
             note = f"{note}; {err}" if note else err
+    goal = goal_verdict(key, s_ms, p_ms)
+    if goal:
+        note = f"{note}; {goal}" if note else goal
+
     def error(res):
         return res.get("error") if isinstance(res, dict) else "not run"
     return {"key": key, "measure": measure, "servelint_ms": s_ms, "peer": peer,

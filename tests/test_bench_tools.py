@@ -96,6 +96,16 @@ def test_open_result_takes_the_open_time_or_keeps_the_error():
     assert row["ratio"] == 0.25
 
 
+def test_goal_verdicts_follow_issue_16():
+    assert peers.goal_verdict("edit_script_20k", 19.0, None) == "issue 16 goal: ≤ 20 ms (met)"
+    assert peers.goal_verdict("edit_python_20k", 51.0, 5.0) == "issue 16 goal: ≤ 50 ms (not met)"
+    assert peers.goal_verdict("edit_yaml_20k", 400.0, 500.0) == "issue 16 goal: faster than the peer (met)"
+    assert peers.goal_verdict("edit_yaml_20k", 400.0, None) == "issue 16 goal: faster than the peer (unknown)"
+    assert peers.goal_verdict("edit_script_200", 4.0, 500.0) == ""
+    row = peers.make_row("cli_script_200", "m", {"median_ms": 145.0}, "p", {"median_ms": 36.0}, "start")
+    assert row["note"] == "start; issue 16 goal: ≤ 80 ms (not met)"
+
+
 def test_peer_labels_name_versions_and_shellcheck():
     v = {"bash-language-server": "5.8.1", "shellcheck": "0.9.0", "ruff": "0.17.6"}
     assert peers.peer_label("bash-language-server", v) == "bash-language-server 5.8.1 + ShellCheck 0.9.0"
