@@ -8,16 +8,17 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from servelint.args import ParsedLaunch, Reader
 from servelint.catalog import Catalog, load_catalog, newest_version, resolve_version
 from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
-from servelint.model import Finding, Launch, LineIndex, Span
+from servelint.lintcache import _EXTRACT_MEMO, Entry, LintCache, file_stat, launch_key, moved, relative, window
+from servelint.model import LINE_READS, Finding, Launch, LineIndex, Span
 from servelint.rules import RuleSet, rule_set
-from servelint.modelinfo import model_of
+from servelint.modelinfo import config_path_of, read_config
 from servelint.rules.apply import apply_rules
 from servelint.rules.packlint import lint_rule_pack
 from servelint.settings import Settings
@@ -217,12 +218,44 @@ class LintResult:
         return self._index
 
 
+class Cancelled(Exception):
+    """`should_stop` said to stop: a newer text will be linted instead."""
+
+
+class _Later:
+    """A launch's ParsedLaunch, read only when someone asks (a launch re-used from the
+    cache had no need to read its arguments)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], ParsedLaunch]):
+        self.make = make
+
+
+class _ParsedList(list):
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        v = super().__getitem__(i)
+        if isinstance(v, _Later):
+            v = v.make()
+            super().__setitem__(i, v)
+        return v
+
+    def __iter__(self):
+        for k in range(len(self)):
+            yield self[k]
+
+
 def lint(text: str, path: str | None = None, language_id: str | None = None,
          settings: Settings | None = None, fmt: str | None = None, *,
-         suppression_actions: bool = False) -> LintResult:
+         suppression_actions: bool = False, cache: LintCache | None = None,
+         should_stop: Callable[[], bool] | None = None) -> LintResult:
     """Lint a document. `suppression_actions`: also give each finding the unsafe fixes
     "Disable CODE for this launch/file" (the editor's code actions; fix-all never applies
-    unsafe fixes)."""
+    unsafe fixes). `cache`: the document's LintCache (its launches that did not change
+    are not checked again). `should_stop`: asked between launches; when it says True the
+    lint raises Cancelled."""
     settings = settings or Settings()
     fmt = fmt or detect_format(path, language_id, text, settings.rule_packs)
     result = LintResult(path, text, fmt)
@@ -241,20 +274,37 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         return result  # nothing to launch: cost one substring search
     index = result.index
     findings: list[Finding] = []
+    used: dict[tuple, Entry] | None = None
+    if cache is not None:
+        used = cache.begin((repr(settings), path, fmt))
     if extractor is not None:
+        token = _EXTRACT_MEMO.set(cache.extras if cache is not None else None)
         try:
             extracted = extractor.extract(text, index, path, settings)
         except Exception:  # a broken extractor must not take the server down
             log.exception("extracting %s launches from %s failed", fmt, path or "<text>")
             result.notices.append(f"internal error reading this file as {fmt}; see the log")
             return result
+        finally:
+            _EXTRACT_MEMO.reset(token)
         result.launches = extracted.launches
         findings.extend(extracted.findings)
     checks = [(c, c.run) for c in load_checks().values() if c.run is not None]
+    result.parsed = _ParsedList()
     # What each release needs, made once per lint: a file's launches usually share one.
     per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
     memo: dict = {}  # what the launches of this document share (release detection)
+    stats: dict[str, tuple | None] = {}  # model config files looked at in this lint
+
+    def stat(p: str) -> tuple | None:
+        if p not in stats:
+            stats[p] = file_stat(p)
+        return stats[p]
     for n, launch in enumerate(result.launches):
+        if should_stop is not None and should_stop():
+            if cache is not None and used is not None:
+                cache.entries.update(used)
+            raise Cancelled()
         backend = serve_backend(launch)
         if backend not in (None, "auto", "llm"):
             # `sglang serve --model-type diffusion` hands its options to another parser,
@@ -288,12 +338,41 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         catalog, reader, ctx, rules = made
         if result.rules is None:
             result.rules = rules  # the first launch's, for hover and suppressions
+        key = None
+        if used is not None and cache is not None and not getattr(launch.host, "sources", None):
+            line0, ws, we = window(index, launch)
+            rel = release.span
+            key = launch_key(text, ws, we, launch, (
+                release.version, release.declared, release.source, release.detail,
+                release.notice, None if rel is None else (rel.start - ws, rel.end - ws),
+                release.path), id(rules))
+            entry = cache.entries.get(key) if key is not None else None
+            if entry is not None and key is not None and entry.rules is rules \
+                    and (entry.line is None or entry.line == line0) \
+                    and (entry.model_file is None
+                         or stat(entry.model_file[0]) == entry.model_file[1]):
+                findings.extend(moved(f, ws, n) for f in entry.findings)
+                for said in entry.notices:
+                    if said not in result.notices:
+                        result.notices.append(said)
+                result.parsed.append(_Later(_reading(launch, path, catalog, reader)))
+                used[key] = entry
+                cache.reused += 1
+                continue
+        if cache is not None:
+            cache.ran += 1
+        notices_before = len(result.notices)
+        reads_before = LINE_READS[0]
+        first = len(findings)
         merged, config_findings, config_file = merge_config(launch, path, catalog)
         findings.extend(config_findings)
         start = len(findings)
         parsed = reader.read(merged)
         parsed.launch = launch if merged is launch else merged
         result.parsed.append(parsed)
+        model_path = config_path_of(parsed, path)
+        model_file = None if model_path is None else (model_path, stat(model_path))
+        model = read_config(model_path) if model_path is not None else None
         for check, run in checks:
             try:
                 for f in run(parsed, ctx):
@@ -303,7 +382,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 log.exception("check %s failed on %s", check.code, path or "<text>")
                 result.notices.append(f"internal error in check {check.code}; see the log")
         try:
-            for f in apply_rules(parsed, rules, settings.gpu, model_of(parsed, path)):
+            for f in apply_rules(parsed, rules, settings.gpu, model):
                 f.launch_index = n
                 findings.append(f)
         except Exception:
@@ -315,6 +394,13 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             # Words a Helm template took from values.yaml: point at where they are set.
             from servelint.extract.helm_values import relate_values
             relate_values(findings[start:], launch.host)
+        if key is not None and used is not None and config_file is None:
+            kept = relative(findings[first:], ws, we)
+            if kept is not None:
+                used[key] = Entry(kept, result.notices[notices_before:], rules, model_file,
+                                  line0 if LINE_READS[0] != reads_before else None)
+    if cache is not None and used is not None:
+        cache.finish(used)
     # Suppression comments, before the settings: SL094/SL095 are filtered like any code.
     sup = Suppressions(text, index, fmt)
     if sup.present and getattr(settings, "respect_suppressions", True):
@@ -343,6 +429,16 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         sup.add_actions(out, result.launches)
     result.findings = out
     return result
+
+
+def _reading(launch: Launch, path: str | None, catalog: Catalog,
+             reader: Reader) -> Callable[[], ParsedLaunch]:
+    def make() -> ParsedLaunch:
+        merged = merge_config(launch, path, catalog)[0]
+        parsed = reader.read(merged)
+        parsed.launch = launch if merged is launch else merged
+        return parsed
+    return make
 
 
 def _known_codes(result: LintResult, settings: Settings):

@@ -187,6 +187,9 @@ class Launch:
     anchor: int = 0
     image: tuple[str, Span] | None = None
     env_complete: bool = False  # `env` is the whole environment (a container's `env:` without envFrom)
+    # The launch as read, offsets relative to span.start (lintcache.fingerprint), made once
+    # and carried along when a cached launch is moved.
+    fingerprint: tuple | None = None
 
 
 class EnvMap(dict):
@@ -194,6 +197,11 @@ class EnvMap(dict):
     shows the whole environment (see Launch.env_complete)."""
 
     complete = False
+
+
+# How many times a LineIndex was asked for a line number: the engine's cache notes whether
+# a launch's checks did (their messages may then name lines, so moving is not enough).
+LINE_READS = [0]
 
 
 class LineIndex:
@@ -211,6 +219,7 @@ class LineIndex:
         self.ascii = text.isascii()
 
     def line_of(self, offset: int) -> int:
+        LINE_READS[0] += 1
         return bisect.bisect_right(self.starts, offset) - 1
 
     def line_start(self, line: int) -> int:

@@ -20,6 +20,13 @@ _CACHE: dict[str, tuple[tuple[int, int], dict[str, str] | None]] = {}
 
 def model_of(parsed, doc_path: str | None) -> dict[str, str] | None:
     """{"architecture": ..., "type": ...} (either may be missing) or None when unknown."""
+    path = config_path_of(parsed, doc_path)
+    return read_config(path) if path is not None else None
+
+
+def config_path_of(parsed, doc_path: str | None) -> str | None:
+    """The config.json `model_of` would read for this launch (None: the model is not a
+    local folder), so a cache can tell whether the file changed."""
     opt = parsed.catalog.lookup("--model-path")
     use = parsed.last_use(opt.dest) if opt is not None else None
     if use is None or len(use.values) != 1 or use.values[0].text is None:
@@ -31,7 +38,7 @@ def model_of(parsed, doc_path: str | None) -> dict[str, str] | None:
         if not doc_path or not os.path.isabs(doc_path):
             return None
         folder = os.path.join(os.path.dirname(doc_path), folder)
-    return read_config(os.path.join(folder, "config.json"))
+    return os.path.join(folder, "config.json")
 
 
 def read_config(path: str) -> dict[str, str] | None:

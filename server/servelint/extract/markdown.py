@@ -31,8 +31,9 @@ import os
 import re
 
 from servelint.extract.common import ExtractResult, script_launches
-from servelint.extract.shell import PLACEHOLDER, OffsetMap
-from servelint.model import LineIndex, Span
+from servelint.extract.shell import PLACEHOLDER, OffsetMap, ShellHost
+from servelint.lintcache import extract_memo, moved, shifted_launch
+from servelint.model import LINE_READS, LineIndex, Span
 
 FENCE = re.compile(r"^([ \t]*(?:>[ \t]?)*[ \t]*)(`{3,}|~{3,})(.*)$")
 SHELL_INFO = {"bash", "sh", "shell", "zsh", "ksh", "console", "shell-session", "sh-session",
@@ -216,10 +217,33 @@ def extract_markdown(text: str, index: LineIndex | None = None, settings=None) -
     if "sglang" not in text:
         return result
     index = index or LineIndex(text)
+    # With a LintCache, a shell block's launches are kept by the block's text and moved to
+    # where the block now starts (lintcache.py): an edit re-reads only the blocks it touched.
+    memo = extract_memo()
+    old = memo.get("markdown-shell", {}) if memo is not None else {}
+    kept: dict[tuple, tuple] = {}
+    hosts: dict[str, ShellHost] = {}
     for block in blocks(text):
         body = text[block.start:block.end]
         if "sglang" not in body:
             continue
+        key = (body, block.info, block.indent, block.quoted)
+        hit = old.get(key) if block.info in SHELL_INFO else None
+        if hit is not None and hit[3] is not None and hit[3] != index.line_of(block.start):
+            hit = None  # its findings name line numbers, and the block moved to other lines
+        if hit is not None:
+            kept[key] = hit
+            was, launches, findings, _ = hit
+            d = block.start - was
+            for launch in launches:
+                q = launch.host.quote_context
+                host = hosts.get(q)
+                if host is None:
+                    host = hosts[q] = ShellHost(text, index, q)
+                result.launches.append(shifted_launch(launch, d, host))
+            result.findings.extend(moved(f, d) for f in findings)
+            continue
+        reads = LINE_READS[0]
         if block.info in SHELL_INFO:
             view = shell_view(text, block)
             found = script_launches(view.text, view.table, 0, text, index, "")
@@ -234,6 +258,11 @@ def extract_markdown(text: str, index: LineIndex | None = None, settings=None) -
                         tok.placeholder = True
                 result.launches.append(launch)
             result.findings.extend(found.findings)
+            if memo is not None and all(
+                    isinstance(l.host, ShellHost) and not l.host.segments for l in found.launches):
+                kept[key] = (block.start, found.launches, [moved(f, 0) for f in found.findings],
+                             index.line_of(block.start) if found.findings and LINE_READS[0] != reads
+                             else None)
         elif block.info in PYTHON_INFO:
             from servelint.extract.python_launch import extract_python
             code, table = _dedented(text, block)
@@ -251,6 +280,8 @@ def extract_markdown(text: str, index: LineIndex | None = None, settings=None) -
                     launch.host.edits.text = text
                 result.launches.append(launch)
             result.findings.extend(found.findings)
+    if memo is not None:
+        memo["markdown-shell"] = kept
     result.launches.sort(key=lambda l: l.span.start)
     return result
 

@@ -17,7 +17,8 @@ import tree_sitter
 import tree_sitter_bash
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token, write_all
+from servelint.lintcache import extract_memo, moved, shifted_launch
+from servelint.model import LINE_READS, Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token, write_all
 
 _local = threading.local()
 
@@ -1190,17 +1191,45 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             windows.append([s, e])
     result = ShellResult([], [])
     host = ShellHost(text, index, "")
+    # With a LintCache, each window's launches are kept by the window's text and moved
+    # to where the window now starts: an edit re-reads only the windows it touched.
+    memo = extract_memo()
+    old = memo.get("shell-windows", {}) if memo is not None else {}
+    kept: dict[str, tuple[int, ShellResult, dict, int | None]] = {}
     for s, e in windows:
         start = index.line_start(s)
         end = index.line_end(e)
         sub = text[start:end] + "\n"
-        data = sub.encode("utf-8")
-        tree, holders = parse_shell(sub, data)
-        if tree.root_node.has_error:
-            return None
-        src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
-        src.placeholders = [src.doc_span(s, e) for s, e in holders]
-        _launches_in(tree, src, host, result, 0)
+        hit = old.get(sub)
+        if hit is not None and hit[3] is not None and hit[3] != s:
+            hit = None  # its findings name line numbers, and the window moved to other lines
+        if hit is None:
+            data = sub.encode("utf-8")
+            tree, holders = parse_shell(sub, data)
+            if tree.root_node.has_error:
+                return None
+            src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
+            src.placeholders = [src.doc_span(s, e) for s, e in holders]
+            if memo is None:
+                _launches_in(tree, src, host, result, 0)
+                continue
+            part = ShellResult([], [])
+            own = ShellHost(text, index, "")
+            reads = LINE_READS[0]
+            _launches_in(tree, src, own, part, 0)
+            part.findings = [moved(f, 0) for f in part.findings]
+            # Launches hold offsets only; line numbers reach people through messages.
+            hit = (start, part, own.segments,
+                   s if part.findings and LINE_READS[0] != reads else None)
+        kept[sub] = hit
+        was, part, segments, _ = hit
+        d = start - was
+        result.launches.extend(shifted_launch(l, d, host) for l in part.launches)
+        result.findings.extend(moved(f, d) for f in part.findings)
+        for (a, b), seg in segments.items():
+            host.segments[(a + d, b + d)] = seg + d
+    if memo is not None:
+        memo["shell-windows"] = kept
     result.launches.sort(key=lambda l: l.span.start)
     return result
 

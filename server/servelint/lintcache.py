@@ -1,0 +1,208 @@
+"""Per-document memory of a lint, so that an edit re-lints only the launches it touched.
+
+The caller (the language server, fix-all) keeps one `LintCache` per document and passes it
+to `engine.lint(..., cache=cache)`. Each launch's findings are kept under a key made of
+everything that decides them (see `launch_key`): the text of the lines around the launch,
+the launch as the extractor read it with offsets relative to those lines, its release and
+the rule set. A later lint that meets the same key re-uses the findings with their offsets
+moved to where the lines now are. Settings, path and format are checked per lint: when
+they change, everything is forgotten. See docs/architecture.md, "Incremental linting".
+"""
+
+from __future__ import annotations
+
+import os
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
+
+
+@dataclass(slots=True)
+class Entry:
+    findings: list[Finding]  # offsets relative to the window start
+    notices: list[str]
+    rules: Any  # the RuleSet object the findings were made with (compared by identity)
+    model_file: tuple[str, tuple | None] | None  # (config.json path, its stat) or None
+    line: int | None  # the window's first line when a message depends on line numbers
+
+
+@dataclass
+class LintCache:
+    """What one document's last lint learned (owned by the caller, one per document)."""
+
+    signature: tuple | None = None
+    entries: dict[tuple, Entry] = field(default_factory=dict)
+    # Counters for tests and benchmarks: launches whose checks ran / were re-used.
+    ran: int = 0
+    reused: int = 0
+    extras: dict[str, Any] = field(default_factory=dict)  # per-format extraction memory
+
+    def begin(self, signature: tuple) -> dict[tuple, Entry]:
+        """Start a lint; returns the dict the lint fills (entries it used or made)."""
+        if signature != self.signature:
+            self.signature = signature
+            self.entries = {}
+            self.extras = {}
+        return {}
+
+    def finish(self, used: dict[tuple, Entry]) -> None:
+        self.entries = used  # only the launches of the latest text are kept
+
+    def clear(self) -> None:
+        self.signature = None
+        self.entries = {}
+        self.extras = {}
+
+
+def file_stat(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def fingerprint(launch: Launch) -> "Fingerprint":
+    """The launch as the extractor read it, offsets relative to launch.span.start:
+    (lowest offset, highest offset, everything else). Kept on the launch."""
+    known = launch.fingerprint
+    if isinstance(known, Fingerprint):
+        return known
+    base = launch.span.start
+    e = launch.entry
+    lo = min(base, launch.anchor, e.span.start)
+    hi = max(launch.span.end, e.span.end)
+    toks = []
+    foreign = False
+    for t in launch.tokens:
+        s = t.span
+        if t.origin is not None:
+            foreign = True
+        elif s.start < lo:
+            lo = s.start
+        if s.end > hi and t.origin is None:
+            hi = s.end
+        toks.append((s.start - base, s.end - base, t.text, t.prefix, t.splat, t.raw,
+                     t.placeholder, t.origin))
+    image = None
+    if launch.image is not None:
+        image = (launch.image[0], launch.image[1].start - base, launch.image[1].end - base)
+    host = launch.host
+    fp = Fingerprint((lo - base, hi - base, foreign, launch.kind, type(host).__name__,
+                      host.name, host.quote_context, launch.span.end - base,
+                      launch.anchor - base, e.span.start - base, e.span.end - base, e.text,
+                      e.raw, tuple(toks), tuple(sorted(launch.env.items())),
+                      launch.env_complete, image))
+    launch.fingerprint = fp
+    return fp
+
+
+class Fingerprint(tuple):
+    """A tuple that hashes once (it is looked up on every lint)."""
+
+    _hash: int
+
+    def __new__(cls, items):
+        self = super().__new__(cls, items)
+        self._hash = tuple.__hash__(self)
+        return self
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (isinstance(other, Fingerprint) and self._hash == other._hash
+                                 and tuple.__eq__(self, other))
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+
+def window(index: LineIndex, launch: Launch) -> tuple[int, int, int]:
+    """(first line, start, end) of the lines a launch's findings may touch: the lines of its
+    words and anchor, with one line of margin each side."""
+    fp = fingerprint(launch)
+    base = launch.span.start
+    first = max(0, index.line_of(base + fp[0]) - 1)
+    last = min(len(index.starts) - 1, index.line_of(base + fp[1]) + 1)
+    return first, index.line_start(first), index.line_end(last)
+
+
+def launch_key(text: str, ws: int, we: int, launch: Launch, release: tuple,
+               rules_id: int) -> tuple | None:
+    """Everything a launch's findings depend on, offsets relative to `ws`; None when the
+    launch reaches outside the document (words from another file)."""
+    fp = fingerprint(launch)
+    if fp[2]:
+        return None
+    return (text[ws:we], launch.span.start - ws, fp, release, rules_id)
+
+
+def _inside(span: Span, ws: int, we: int) -> bool:
+    return ws <= span.start and span.end <= we
+
+
+def relative(findings: list[Finding], ws: int, we: int) -> list[Finding] | None:
+    """The findings with offsets relative to `ws`, or None when one reaches outside
+    [ws, we] (then they cannot be moved with the window and are not kept)."""
+    for f in findings:
+        if not _inside(f.span, ws, we):
+            return None
+        for r in f.related:
+            if r.path is None and not _inside(r.span, ws, we):
+                return None
+        for x in f.fixes:
+            for e in x.edits:
+                if not _inside(e.span, ws, we):
+                    return None
+    return [moved(f, -ws) for f in findings]
+
+
+def _sp(s: Span, d: int) -> Span:
+    return Span(s.start + d, s.end + d)
+
+
+def moved(f: Finding, d: int, launch_index: int | None = None) -> Finding:
+    """A new finding (nothing shared with `f` that a later pass mutates), offsets + d."""
+    return Finding(
+        f.code, f.severity, f.message, _sp(f.span, d),
+        [Related(_sp(r.span, d) if r.path is None else r.span, r.message, r.path, r.mark,
+                 r.range) for r in f.related],
+        [Fix(x.title, [Edit(_sp(e.span, d), e.new_text) for e in x.edits], x.preferred, x.safe)
+         for x in f.fixes],
+        f.deprecated, f.unnecessary, f.launch_index if launch_index is None else launch_index,
+        f.sglang)
+
+
+# The memory an extractor may keep between lints of one document (set by the engine while
+# it extracts with a cache; None otherwise). Each format keeps its own key in the dict.
+_EXTRACT_MEMO: ContextVar[dict | None] = ContextVar("servelint_extract_memo", default=None)
+
+
+def extract_memo() -> dict | None:
+    return _EXTRACT_MEMO.get()
+
+
+def shifted_token(t: Token, d: int) -> Token:
+    return Token(Span(t.span.start + d, t.span.end + d), t.text, t.prefix, t.splat, t.raw,
+                 t.origin, t.placeholder)
+
+
+def shifted_launch(launch: Launch, d: int, host: Any) -> Launch:
+    """The same launch `d` characters further on, edited through `host`. With d == 0 the
+    tokens are shared (nothing downstream changes a token in place)."""
+    if d == 0:
+        tokens = launch.tokens
+        entry = launch.entry
+    else:
+        new = {id(t): shifted_token(t, d) for t in launch.tokens}
+        tokens = [new[id(t)] for t in launch.tokens]
+        entry = new.get(id(launch.entry)) or shifted_token(launch.entry, d)
+    image = launch.image
+    if image is not None and d:
+        image = (image[0], Span(image[1].start + d, image[1].end + d))
+    return Launch(launch.kind, entry, tokens, host,
+                  Span(launch.span.start + d, launch.span.end + d), launch.env,
+                  launch.anchor + d, image, launch.env_complete, fingerprint(launch))

@@ -1,0 +1,168 @@
+"""Incremental linting (engine.lint with a LintCache): after any edit the cached lint gives
+exactly what a fresh lint gives, and an edit of one launch checks only that launch again."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from servelint import engine
+from servelint.extract import shell
+from servelint.lintcache import LintCache
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+CASES = sorted(p for p in GOLDEN.rglob("*") if p.is_file() and p.name.startswith(("bad_", "ok_"))
+               and not p.name.endswith((".expected", ".fixed")))
+
+
+def _gen():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import gen
+    finally:
+        sys.path.pop(0)
+    return gen
+
+
+def signature(result) -> tuple:
+    """Everything a lint result tells the editor and the CLI."""
+    out = []
+    for f in result.findings:
+        out.append((f.code, int(f.severity), f.message, f.span.start, f.span.end, f.deprecated,
+                    f.unnecessary, f.launch_index, f.sglang,
+                    tuple((r.span.start, r.span.end, r.message, r.path, r.mark, r.range)
+                          for r in f.related),
+                    tuple((x.title, x.preferred, x.safe,
+                           tuple((e.span.start, e.span.end, e.new_text) for e in x.edits))
+                          for x in f.fixes)))
+    launches = tuple((l.kind, l.span.start, l.span.end, l.anchor,
+                      tuple((t.span.start, t.span.end, t.text) for t in l.tokens))
+                     for l in result.launches)
+    releases = tuple(r.as_dict().items() for r in result.releases)
+    return tuple(out), tuple(result.notices), launches, releases
+
+
+def edit(rng: random.Random, text: str) -> str:
+    """One random edit by lines: insert, delete, duplicate or change a line, anywhere
+    (inside launches and between them)."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    kind = rng.randrange(5)
+    if kind == 0:
+        lines.insert(i, rng.choice(["", "# a comment", "echo hi", "X=1", "  --tp-size 2 \\"]))
+    elif kind == 1 and len(lines) > 2:
+        del lines[i]
+    elif kind == 2:
+        lines.insert(i, lines[i])
+    elif kind == 3:
+        line = lines[i]
+        k = rng.randrange(len(line) + 1)
+        lines[i] = line[:k] + rng.choice(["x", " ", "-", "_", "0"]) + line[k:]
+    else:
+        line = lines[i]
+        if line:
+            k = rng.randrange(len(line))
+            lines[i] = line[:k] + line[k + 1:]
+    return "\n".join(lines)
+
+
+def check_edits(text: str, path: str, steps: int, seed: int, **kw) -> None:
+    rng = random.Random(seed)
+    cache = LintCache()
+    got = engine.lint(text, path, cache=cache, **kw)
+    assert signature(got) == signature(engine.lint(text, path, **kw))
+    for step in range(steps):
+        text = edit(rng, text)
+        got = engine.lint(text, path, cache=cache, **kw)
+        want = engine.lint(text, path, **kw)
+        assert signature(got) == signature(want), f"edit {step} (seed {seed}) of {path}"
+        # The arguments as read, for hover: the same as a fresh lint's.
+        assert [len(p.uses) for p in got.parsed] == [len(p.uses) for p in want.parsed]
+
+
+@pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(GOLDEN)) for p in CASES])
+def test_random_edits_match_a_fresh_lint(path: Path):
+    text = path.read_text(encoding="utf-8")
+    check_edits(text, str(path), steps=12, seed=hash(path.name) % 1000,
+                suppression_actions=path.name.endswith(".sh"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_edits_large_script_windows(seed: int, monkeypatch):
+    # A large script is read in windows around its launches (cached per window): make a
+    # small one take that path.
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    text = _gen().script(400, 30, seed + 10)
+    # and launches whose extraction reports findings that name lines (SL020)
+    text += (GOLDEN / "shell" / "bad_broken_continuation.sh").read_text(encoding="utf-8")
+    check_edits(text, "/tmp/servelint-incremental/run.sh", steps=25, seed=seed)
+
+
+def test_one_launch_edit_checks_one_launch(monkeypatch):
+    text = _gen().script(2000, 100, 7)
+    path = "/tmp/servelint-incremental/run.sh"
+    calls = {"rules": 0, "read": 0}
+    real_rules = engine.apply_rules
+
+    def counting_rules(*a, **k):
+        calls["rules"] += 1
+        return real_rules(*a, **k)
+    monkeypatch.setattr(engine, "apply_rules", counting_rules)
+    real_read = engine.Reader.read
+
+    def counting_read(self, launch):
+        calls["read"] += 1
+        return real_read(self, launch)
+    monkeypatch.setattr(engine.Reader, "read", counting_read)
+    cache = LintCache()
+    first = engine.lint(text, path, cache=cache)
+    assert len(first.launches) == 100 and calls["rules"] == 100
+    # Type a character into the value of one launch's --model-path, in the middle.
+    launch = first.launches[50]
+    value = launch.tokens[1]
+    new = text[:value.span.end] + "x" + text[value.span.end:]
+    calls.update(rules=0, read=0)
+    cache.ran = cache.reused = 0
+    again = engine.lint(new, path, cache=cache)
+    assert calls == {"rules": 1, "read": 1}
+    assert (cache.ran, cache.reused) == (1, 99)
+    assert signature(again) == signature(engine.lint(new, path))
+    # Lines added above every launch move them all: nothing is checked again.
+    calls.update(rules=0, read=0)
+    moved = "# one\n# two\n" + new
+    engine.lint(moved, path, cache=cache)
+    assert calls["rules"] == 0
+
+
+def test_settings_change_forgets(monkeypatch):
+    from servelint.settings import Settings
+    text = _gen().script(300, 10, 3)
+    cache = LintCache()
+    engine.lint(text, "/tmp/x/run.sh", cache=cache)
+    cache.ran = 0
+    engine.lint(text, "/tmp/x/run.sh", settings=Settings(sglang_version="0.4.6"), cache=cache)
+    assert cache.ran == 10
+
+
+def test_should_stop_cancels_between_launches():
+    text = _gen().script(300, 10, 3)
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    with pytest.raises(engine.Cancelled):
+        engine.lint(text, "/tmp/x/run.sh", should_stop=stop)
+    assert len(asked) == 4
+    # Not asked to stop: the lint completes, and a cancelled lint leaves a usable cache.
+    cache = LintCache()
+    asked.clear()
+    with pytest.raises(engine.Cancelled):
+        engine.lint(text, "/tmp/x/run.sh", cache=cache, should_stop=stop)
+    full = engine.lint(text, "/tmp/x/run.sh", cache=cache, should_stop=lambda: False)
+    assert signature(full) == signature(engine.lint(text, "/tmp/x/run.sh"))
