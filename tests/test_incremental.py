@@ -102,6 +102,21 @@ def test_random_edits_large_script_windows(seed: int, monkeypatch):
     check_edits(text, "/tmp/servelint-incremental/run.sh", steps=25, seed=seed)
 
 
+def test_random_edits_multi_document_files():
+    # Documents (YAML) and fenced blocks (Markdown) are extracted once per text: many of
+    # them in one file, edited, still lint as a fresh lint does.
+    yamls = sorted((GOLDEN / "yaml").glob("*k8s*.yaml")) + sorted((GOLDEN / "yaml").glob("*compose*"))
+    docs = [p.read_text(encoding="utf-8").strip("\n") for p in yamls]
+    text = "\n---\n".join(docs * 2) + "\n"
+    for seed in range(3):
+        check_edits(text, "/tmp/servelint-incremental/all.yaml", steps=15, seed=seed)
+    mds = sorted((GOLDEN / "markdown").glob("*.md"))
+    text = "\n\n".join(p.read_text(encoding="utf-8") for p in mds * 2)
+    for seed in range(3):
+        check_edits(text, "/tmp/servelint-incremental/all.md", steps=15, seed=seed,
+                    suppression_actions=True)
+
+
 def test_one_launch_edit_checks_one_launch(monkeypatch):
     text = _gen().script(2000, 100, 7)
     path = "/tmp/servelint-incremental/run.sh"

@@ -206,3 +206,46 @@ def shifted_launch(launch: Launch, d: int, host: Any) -> Launch:
     return Launch(launch.kind, entry, tokens, host,
                   Span(launch.span.start + d, launch.span.end + d), launch.env,
                   launch.anchor + d, image, launch.env_complete, fingerprint(launch))
+
+
+class ShiftedHost:
+    """A host made for an earlier text, for a launch that moved `d` characters with its
+    words unchanged: edits are asked of the old host at the old offsets and moved back.
+    `text` and `index` are the new document's."""
+
+    inner: Any
+    d: int
+
+    def __init__(self, inner: Any, d: int, text: str, index: LineIndex):
+        while isinstance(inner, ShiftedHost):  # moved again: one hop to the original
+            d += inner.d
+            inner = inner.inner
+        self.inner = inner
+        self.d = d
+        self.text = text
+        self.index = index
+        self.name = inner.name
+        self.quote_context = inner.quote_context
+
+    def _old(self, t: Token) -> Token:
+        return shifted_token(t, -self.d) if self.d else t
+
+    def _new(self, e: Edit | None) -> Edit | None:
+        if e is None or not self.d:
+            return e
+        return Edit(Span(e.span.start + self.d, e.span.end + self.d), e.new_text)
+
+    def quote(self, value: str) -> str | None:
+        return self.inner.quote(value)
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        return self._new(self.inner.replace(self._old(token), value))
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        return self._new(self.inner.replace_words(self._old(first), self._old(last), words))
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        return self._new(self.inner.insert_after(self._old(token), words))
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        return self._new(self.inner.remove(self._old(first), self._old(last)))

@@ -54,7 +54,8 @@ from servelint.extract.helm_values import Source, ValuesHost, chart_of
 from servelint.extract.yaml_compose import Word, compose_value, compose_words
 from servelint.extract.yaml_host import LOADER, FixedHost, Part, YamlHost
 from servelint.extract.yaml_templates import Prepared, Sub, chunks, overlaps, prepare
-from servelint.model import EnvMap, Launch, LineIndex, Span, Token
+from servelint.lintcache import ShiftedHost, extract_memo, moved, shifted_launch
+from servelint.model import LINE_READS, EnvMap, Launch, LineIndex, Span, Token
 
 
 class _Mark(Protocol):  # yaml.Mark, or libyaml's
@@ -1083,11 +1084,39 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
         return result
     chart = chart_of(path) if ".Values" in text and "{{" in text else None
     prep = prepare(text, index, chart)
+    # With a LintCache, a document's launches are kept by its text and moved to where it
+    # now starts (lintcache.py); not with templates, whose passes span documents.
+    memo = extract_memo()
+    if memo is not None and (chart is not None or prep.subs or prep.unknown or prep.repeat
+                             or prep.dropped):
+        memo = None
+    old = memo.get("yaml-documents", {}) if memo is not None else {}
+    kept: dict[tuple, tuple] = {}
     for start, end in chunks(prep, text):
         piece = text[start:end]
         if "sglang" not in piece or not has_launch_hint(piece):
             continue
+        doc_key = (piece, prep.text[start:end])
+        hit = old.get(doc_key)
+        if hit is not None and hit[3] is not None and hit[3] != index.line_of(start):
+            hit = None  # its findings name line numbers, and the document moved
+        if hit is not None:
+            kept[doc_key] = hit
+            was, launches, findings, _ = hit
+            d = start - was
+            result.launches.extend(shifted_launch(l, d, ShiftedHost(l.host, d, text, index))
+                                   for l in launches)
+            result.findings.extend(moved(f, d) for f in findings)
+            continue
+        n_launches, n_findings = len(result.launches), len(result.findings)
+        dropped, reads = len(prep.dropped), LINE_READS[0]
         _read_chunk(text, index, prep, start, end, result)
+        if memo is not None and len(prep.dropped) == dropped:
+            found = result.findings[n_findings:]
+            kept[doc_key] = (start, result.launches[n_launches:], [moved(f, 0) for f in found],
+                         index.line_of(start) if found and LINE_READS[0] != reads else None)
+    if memo is not None:
+        memo["yaml-documents"] = kept
     _unknown_pass(prep, result)
     if prep.subs:
         _attach_values(prep, result.launches)
