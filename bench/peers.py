@@ -144,15 +144,20 @@ def peer_env() -> dict[str, str]:
 # --- inputs and edits --------------------------------------------------------------------
 
 
-def edit_site(text: str, anchor: str = "--tp-size") -> tuple[int, str, str]:
-    """Offset of the first digit after the first `anchor` past the middle of `text`, the
-    digit there and another one: the edits alternate between the two, and each changes
-    the value of one launch's flag."""
-    at = text.index(anchor, len(text) // 2) + len(anchor)
-    while not text[at].isdigit():
-        at += 1
-    d = text[at]
-    return at, d, "3" if d != "3" else "5"
+def edit_sites(text: str, n: int, anchor: str = "--tp-size") -> list[tuple[int, str, str]]:
+    """`n` edits, each of a different launch: (offset, old digit, new digit) of the value
+    of the 1st, 2nd, ... `anchor` past the middle of `text`. Every edit makes launch text
+    the server has not seen before, so a cache of findings per launch text cannot answer
+    an edit from an earlier one (an edit and its undo would)."""
+    sites = []
+    at = len(text) // 2
+    for _ in range(n):
+        at = text.index(anchor, at) + len(anchor)
+        while not text[at].isdigit():
+            at += 1
+        d = text[at]
+        sites.append((at, d, "3" if d != "3" else "5"))
+    return sites
 
 
 def ratio(servelint_ms: float | None, peer_ms: float | None) -> float | None:
@@ -213,10 +218,8 @@ async def _lsp_session(client: LspClient, uri: str, language_id: str, text: str,
     t0 = await client.did_open(uri, text, 1, language_id=language_id)
     rec = await client.wait_publish(uri, 1, since, timeout=timeout)
     open_s = rec.t - t0
-    at, a, b = edit_site(text)
     lat, versioned, counts = [], [], []
-    for i in range(n_edits):
-        new = b if i % 2 == 0 else a
+    for i, (at, _old, new) in enumerate(edit_sites(text, n_edits)):
         version = i + 2
         text = text[:at] + new + text[at + 1:]
         if kind == 2:

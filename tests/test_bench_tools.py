@@ -113,11 +113,16 @@ def test_peer_labels_name_versions_and_shellcheck():
     assert peers.peer_label("ruff server", v) == "ruff server 0.17.6"
 
 
-def test_edit_site_is_a_flag_value_digit_past_the_middle_and_toggles():
-    text = gen.script(200, 8, seed=1)
-    at, a, b = peers.edit_site(text)
-    assert at > len(text) // 2 and text[at] == a and a.isdigit() and b.isdigit() and a != b
-    assert "--tp-size" in text[text.rfind("\n", 0, at):at]
+def test_edit_sites_are_flag_value_digits_of_different_launches_past_the_middle():
+    text = gen.script(2000, 40, seed=1)
+    sites = peers.edit_sites(text, 5)
+    assert len(sites) == 5 and len({at for at, _, _ in sites}) == 5
+    launch_starts = set()
+    for at, old, new in sites:
+        assert at > len(text) // 2 and text[at] == old and old.isdigit() and new.isdigit() and old != new
+        assert "--tp-size" in text[text.rfind("\n", 0, at):at]
+        launch_starts.add(text.rfind("sglang.launch_server", 0, at))
+    assert len(launch_starts) == 5  # each edit changes another launch
 
 
 def test_is_publish_for_matches_version_or_no_version():
