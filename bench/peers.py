@@ -145,18 +145,32 @@ def peer_env() -> dict[str, str]:
 
 
 def edit_sites(text: str, n: int, anchor: str = "--tp-size") -> list[tuple[int, str, str]]:
-    """`n` edits, each of a different launch: (offset, old digit, new digit) of the value
-    of the 1st, 2nd, ... `anchor` past the middle of `text`. Every edit makes launch text
-    the server has not seen before, so a cache of findings per launch text cannot answer
-    an edit from an earlier one (an edit and its undo would)."""
+    """`n` one-digit edits, each of another launch: (offset, digit there now, new digit)
+    in the value of the 1st, 2nd, ... `anchor` past the middle of `text`, wrapping
+    around to the file's start. A launch edited again gets a digit it never had, so
+    every edit makes launch text the server has not seen before: a cache of findings per
+    launch text cannot answer an edit from an earlier one (an edit and its undo would)."""
+    digits = []
+    at = text.find(anchor)
+    while at >= 0:
+        d = at + len(anchor)
+        while not text[d].isdigit():
+            d += 1
+        digits.append(d)
+        at = text.find(anchor, d)
+    if not digits:
+        raise ValueError(f"no {anchor} in the text")
+    middle = next((i for i, d in enumerate(digits) if d > len(text) // 2), 0)
+    order = digits[middle:] + digits[:middle]
+    current = {d: text[d] for d in digits}
+    seen = {d: {text[d]} for d in digits}
     sites = []
-    at = len(text) // 2
-    for _ in range(n):
-        at = text.index(anchor, at) + len(anchor)
-        while not text[at].isdigit():
-            at += 1
-        d = text[at]
-        sites.append((at, d, "3" if d != "3" else "5"))
+    for i in range(n):
+        d = order[i % len(order)]
+        new = next(c for c in "3579246801" if c not in seen[d])
+        sites.append((d, current[d], new))
+        seen[d].add(new)
+        current[d] = new
     return sites
 
 

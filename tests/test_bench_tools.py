@@ -125,6 +125,24 @@ def test_edit_sites_are_flag_value_digits_of_different_launches_past_the_middle(
     assert len(launch_starts) == 5  # each edit changes another launch
 
 
+def test_edit_sites_wrap_around_and_never_repeat_a_launch_text():
+    text = gen.script(200, 8, seed=1)
+    sites = peers.edit_sites(text, 10)
+    flags = text.count("--tp-size")  # one of the 8 launches has --tp_size instead
+    assert flags < 10 and len({at for at, _, _ in sites}) == flags  # then it wraps around
+    cur = text
+    seen_texts = set()
+    for at, old, new in sites:
+        assert cur[at] == old != new
+        cur = cur[:at] + new + cur[at + 1:]
+        start = cur.rfind("sglang.launch_server", 0, at)
+        launch = cur[start:cur.find("&", at)]
+        assert launch not in seen_texts
+        seen_texts.add(launch)
+    with pytest.raises(ValueError):
+        peers.edit_sites("no flags here", 1)
+
+
 def test_is_publish_for_matches_version_or_no_version():
     def pub(uri, version=None):
         p = {"uri": uri, "diagnostics": []}
