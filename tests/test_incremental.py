@@ -181,3 +181,18 @@ def test_should_stop_cancels_between_launches():
         engine.lint(text, "/tmp/x/run.sh", cache=cache, should_stop=stop)
     full = engine.lint(text, "/tmp/x/run.sh", cache=cache, should_stop=lambda: False)
     assert signature(full) == signature(engine.lint(text, "/tmp/x/run.sh"))
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if p.name.startswith("bad_")],
+                         ids=[str(p.relative_to(GOLDEN)) for p in CASES if p.name.startswith("bad_")])
+def test_fix_all_with_a_cache_matches_fresh_passes(path: Path):
+    from servelint.edits import apply_edits, fix_all_edits
+    text = path.read_text(encoding="utf-8")
+    want, count = text, 0
+    for _ in range(8):  # engine.fix_all_text's passes, each with a fresh lint
+        edits = fix_all_edits(engine.lint(want, str(path)).findings)
+        new = apply_edits(want, edits) if edits else want
+        if new == want:
+            break
+        want, count = new, count + len(edits)
+    assert engine.fix_all_text(text, str(path)) == (want, count)

@@ -465,8 +465,9 @@ def fix_all_text(text: str, path: str | None = None, language_id: str | None = N
     """Apply every safe fix, re-linting between passes so that fixes whose edits touch
     the same lines still all land (as Ruff does). Returns the text and the edit count."""
     total = 0
+    cache = LintCache()  # a pass re-checks only the launches the previous one edited
     for _ in range(passes):
-        result = lint(text, path, language_id, settings)
+        result = lint(text, path, language_id, settings, cache=cache)
         edits = fix_all_edits(result.findings)
         if not edits:
             break
