@@ -513,7 +513,7 @@ async def main(argv: list[str] | None = None) -> int:
         ("cli_python_200", "cold CLI, one 200-line Python module", py_file, "ruff check",
          [ruff, "check", "--no-cache", "--isolated", py_file], args.cli_runs),
         ("cli_script_20k", "CLI, the 20,000-line script (2,222 launches)", big_file, "shellcheck",
-         [SHELLCHECK_BIN, big_file], 2),
+         [SHELLCHECK_BIN, big_file], 1),
     ]:
         s = await run_one(f"{key} servelint", lambda: loop.run_in_executor(
             None, cli_median, servelint_cli() + ["check", path], runs, sl_env, sl_root or ROOT))
