@@ -523,7 +523,7 @@ async def main(argv: list[str] | None = None) -> int:
         else:
             p = {"error": f"{peer} not installed"}
         sessions[key] = {"servelint": s, "peer": p}
-        rows.append(make_row(key, f"{measure}, median of {runs} runs", s,
+        rows.append(make_row(key, f"{measure}, " + (f"median of {runs} runs" if runs > 1 else "one run"), s,
                              peer_label(peer, versions), p, "process start included"))
 
     meta = {
