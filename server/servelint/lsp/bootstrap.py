@@ -67,10 +67,28 @@ def _read_message(stream) -> tuple[bytes, dict | None]:
 
 
 SENT: list[dict] = []
+# The fast start's lint of the first document: (uri, version, text, language, settings,
+# result, cache). The pygls server publishes it instead of linting the same text again
+# with the same settings (take_first_lint), so opening a file lints it once.
+FIRST: list[tuple] = []
 
 
-def _send(out, message: dict) -> None:
-    if "method" in message:
+def take_first_lint(uri: str, version, text: str, language, settings):
+    """The fast start's (result, cache) for exactly this document and settings, once;
+    else None."""
+    if not FIRST:
+        return None
+    first_uri, first_version, first_text, first_language, first_settings, result, cache = FIRST.pop()
+    if (first_uri, first_version, first_text, first_language) != (uri, version, text, language):
+        return None
+    if first_settings != settings:
+        return None
+    return result, cache
+
+
+def _send(out, message: dict, replayed: bool = True) -> None:
+    """`replayed`: the pygls server sends the same message again (DropReply drops it)."""
+    if "method" in message and replayed:
         SENT.append(json.loads(json.dumps(message)))
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
@@ -153,7 +171,7 @@ def run() -> None:
                 if not isinstance(msg, dict) or msg.get("method") != "initialized":
                     break
             if isinstance(msg, dict) and msg.get("method") == "textDocument/didOpen":
-                _first_lint(stdout, msg["params"]["textDocument"], options)
+                _first_lint(stdout, msg["params"]["textDocument"], options, params)
     except Exception:  # the pygls server takes over whatever happened
         pass
     from servelint.lsp.server import run_stdio
@@ -190,7 +208,27 @@ def _version() -> str:
     return __version__
 
 
-def _first_lint(stdout, doc: dict, options) -> None:
+def _workspace_root(path: str | None, params: dict) -> str | None:
+    """The innermost workspace folder holding `path`, as ServelintServer.settings_for
+    finds it (pygls takes workspaceFolders, else rootUri, else rootPath)."""
+    import os
+    folders = params.get("workspaceFolders")
+    if folders:
+        uris = [f.get("uri") for f in folders if isinstance(f, dict)]
+    elif params.get("rootUri"):
+        uris = [params["rootUri"]]
+    else:
+        uris = []
+    roots = [r for r in (file_path(u) for u in uris if isinstance(u, str)) if r]
+    if params.get("rootPath") and not uris:
+        roots = [params["rootPath"]]
+    if not path:
+        return None
+    holding = [r for r in roots if os.path.abspath(path).startswith(r.rstrip(os.sep) + os.sep)]
+    return max(holding, key=len) if holding else None
+
+
+def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
     from servelint.config import settings_for
     from servelint.docs import is_rule_page
     from servelint.engine import lint
@@ -198,6 +236,8 @@ def _first_lint(stdout, doc: dict, options) -> None:
     from servelint.settings import Settings, workspace_trusted
 
     uri = doc["uri"]
+    params = params or {}
+    verbose = params.get("trace") == "verbose"
     # As the pygls server does: the editor's settings, combined with the project file.
     errors: list[str] = []
     settings = Settings.from_dict(options or {}, errors)
@@ -223,15 +263,36 @@ def _first_lint(stdout, doc: dict, options) -> None:
     for cfg in problems:
         logged, shown = config_problem_messages(cfg)
         tell(2, shown, logged)
-    result = lint(doc.get("text", ""), uri_to_path(uri), doc.get("languageId"), settings,
-                  suppression_actions=True)
+    if file_path(uri):
+        settings.project_root = _workspace_root(file_path(uri), params)
+    version = doc.get("version")
+
+    def trace(what: str) -> None:  # as ServelintServer.trace (lint 0: the fast start's)
+        if verbose:
+            _send(stdout, {"jsonrpc": "2.0", "method": "$/logTrace",
+                           "params": {"message": f"lint 0 {what}: {uri} version {version}"}},
+                  replayed=False)
+
+    cache = None
+    extra: dict = {}
+    try:  # (server.py's CAN_CACHE, without importing pygls)
+        import inspect
+        from servelint.lintcache import LintCache
+        if "cache" in inspect.signature(lint).parameters:
+            cache = extra["cache"] = LintCache()
+    except ImportError:
+        pass
+    trace("started")
+    text, language = doc.get("text", ""), doc.get("languageId")
+    result = lint(text, uri_to_path(uri), language, settings, suppression_actions=True, **extra)
+    trace("finished")
+    FIRST[:] = [(uri, version, text, language, settings, result, cache)]
     if result.rules is not None and result.rules.problems:
         logs, shown = pack_problem_messages(result.rules.problems)
         for line in logs[:-1]:
             _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
                            "params": {"type": 1, "message": line}})
         tell(1, shown, logs[-1])
-    version = doc.get("version")
     _send(stdout, {"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS, "params": publish_params(
         uri, version, result_diagnostics(result, uri, version))})
 

@@ -6,23 +6,31 @@ the lint ends, a document that changed meanwhile is linted again at once with it
 newest text and the stale result is dropped, never published. There is no debounce:
 a keystroke is linted as soon as the worker is free, a burst of keystrokes collapses
 into one lint of the newest text, and a result is published only for the version
-that was linted.
+that was linted. A change also stops the lint of the older text between two launches
+(engine.lint's should_stop), so a typing burst costs at most one lint after its last
+keystroke. The first lint waits for the editor's settings, so opening a file lints it
+once. docs/architecture.md, "The server under load", says how the server keeps memory
+flat (pygls's futures of notifications) and how it runs the garbage collector.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import inspect
 import logging
 import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Mapping
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from servelint import __version__
 from servelint import config, serialize
@@ -32,7 +40,7 @@ from servelint.engine import LintResult, fix_all_text, lint
 from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
-                                     settings_problem_message, uri_to_path)
+                                     settings_problem_message, take_first_lint, uri_to_path)
 from servelint.lsp.convert import send_diagnostics, text_edit, to_range
 from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
 from servelint.lsp.completion import resolve as resolve_completion
@@ -40,7 +48,24 @@ from servelint.lsp.hover import hover_at
 from servelint.rules import is_pack_path
 from servelint.settings import Settings, editor_section, workspace_trusted
 
+try:
+    from servelint.engine import Cancelled
+except ImportError:  # an engine without should_stop
+    class Cancelled(Exception):  # type: ignore[no-redef]
+        pass
+try:
+    from servelint.lintcache import LintCache
+except ImportError:  # an engine without a per-document cache
+    LintCache = None  # type: ignore[assignment,misc]
+
 log = logging.getLogger(__name__)
+
+_LINT_PARAMETERS = inspect.signature(lint).parameters
+CAN_STOP = "should_stop" in _LINT_PARAMETERS
+CAN_CACHE = LintCache is not None and "cache" in _LINT_PARAMETERS
+GC_THRESHOLDS = (10_000, 20, 20)
+# How long the first lint waits for the editor's answer to workspace/configuration.
+SETTINGS_WAIT = 5.0
 
 FIX_ALL_KIND = "source.fixAll.servelint"
 # VS Code asks notebook-wide actions of the first cell ("notebook.codeActionsOnSave");
@@ -56,11 +81,32 @@ class DocState:
     dirty: bool = False
     cost: float = 0.0
     fix_all: tuple | None = None  # ((version, text), the fix-all edit or None)
+    # Bumped by every change: a lint started at another generation is stale and stops.
+    generation: int = 0
+    settings: Settings | None = None  # what the published result was linted with
+    cache: object | None = None  # the document's engine LintCache (when the engine has one)
+    lints: int = 0  # lints started (the trace numbers them)
+
+
+class ServelintProtocol(LanguageServerProtocol):
+    """pygls 2.1 keeps the future of every handler it runs for a notification (and of
+    each handler a built-in one yields to) in _request_futures under a fresh uuid, and
+    only a request's answer removes it: +2 KB per keystroke for the life of the server.
+    A future is removed here once it is done (unless its id was reused meanwhile)."""
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        super()._execute_handler(msg_id, handler, partial(self._forget, msg_id, callback),
+                                 args, kwargs)
+
+    def _forget(self, msg_id, callback, future) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+        callback(future)
 
 
 class ServelintServer(LanguageServer):
     def __init__(self):
-        super().__init__("servelint", __version__)
+        super().__init__("servelint", __version__, protocol_cls=ServelintProtocol)
         self.settings = Settings()  # the editor's settings outside any folder; see settings_for(uri)
         # Workspace folder path -> the editor's settings there (multi-root workspaces:
         # pulled with the folder as scopeUri).
@@ -78,6 +124,9 @@ class ServelintServer(LanguageServer):
         # Document -> the release its upgrade is being checked for (the code action
         # "Check upgrade to SGLang X"); the editor's targetVersion covers every document.
         self.upgrade_targets: dict[str, str] = {}
+        # Set once the editor's settings are in (or it cannot send them): lints wait.
+        self.settings_ready = asyncio.Event()
+        self.trace_lints = False  # $/logTrace of each lint (initialize's trace: verbose)
 
     # --- settings ---------------------------------------------------------------
 
@@ -208,6 +257,7 @@ class ServelintServer(LanguageServer):
     def schedule(self, uri: str, immediate: bool = False) -> None:
         state = self.docs.setdefault(uri, DocState())
         state.dirty = True
+        state.generation += 1  # a lint of the older text stops at its next launch
         if state.task is not None and not state.task.done():
             return  # the running worker picks the newest text up when it finishes
         task = asyncio.ensure_future(self._worker(uri, state))
@@ -218,6 +268,16 @@ class ServelintServer(LanguageServer):
     async def _worker(self, uri: str, state: DocState) -> None:
         loop = asyncio.get_running_loop()
         while state.dirty and self.docs.get(uri) is state:
+            if not self.settings_ready.is_set():
+                # The editor's settings are on their way: linting now would lint again
+                # when they land (opening a file must lint it once).
+                try:
+                    await asyncio.wait_for(self.settings_ready.wait(), SETTINGS_WAIT)
+                except asyncio.TimeoutError:
+                    log.warning("no settings from the editor after %ss; linting with defaults",
+                                SETTINGS_WAIT)
+                    self.settings_ready.set()
+                continue
             state.dirty = False
             # Let notifications that are already queued land first, so a burst of
             # changes is linted once, at its newest version.
@@ -228,12 +288,34 @@ class ServelintServer(LanguageServer):
             except Exception:
                 return
             settings = self.settings_for(uri)
+            generation = state.generation
+            if CAN_CACHE and state.cache is None:
+                state.cache = LintCache()
+
+            def stale(state=state, generation=generation) -> bool:  # asked on the lint thread
+                return state.generation != generation or self.docs.get(uri) is not state
+
+            first = take_first_lint(uri, version, text, language, settings)
+            state.lints += 1
+            number = state.lints
             try:
-                result, cost = await loop.run_in_executor(
-                    self.executor, timed_lint, text, uri_to_path(uri), language, settings)
+                if first is not None:  # the fast start linted this very text already
+                    (result, state.cache), cost = first, 0.0
+                    self.trace(f"lint {number} reused: {uri} version {version}")
+                else:
+                    self.trace(f"lint {number} started: {uri} version {version}")
+                    result, cost = await loop.run_in_executor(
+                        self.executor, timed_lint, text, uri_to_path(uri), language, settings,
+                        state.cache, stale)
+            except Cancelled:
+                self.trace(f"lint {number} stopped: {uri} version {version} (newer text)")
+                continue  # a change (dirty again) or a close (the loop ends)
             except Exception:
                 log.exception("lint failed for %s", uri)
                 return
+            if first is None:
+                self.trace(f"lint {number} finished: {uri} version {version}"
+                           + (" (stale)" if stale() else ""))
             if self.docs.get(uri) is not state:
                 return  # closed meanwhile
             state.cost = cost
@@ -243,11 +325,22 @@ class ServelintServer(LanguageServer):
             if current.version != version or current.source != text:
                 state.dirty = True
                 continue
+            state.settings = settings
             self.publish(uri, version, result, state)
+
+    def trace(self, message: str) -> None:
+        """A $/logTrace line when the client asked for verbose tracing (the tests count
+        lints with it)."""
+        if self.trace_lints:
+            self.log_trace(lsp.LogTraceParams(message=message))
 
     def publish(self, uri: str, version, result: LintResult, state: DocState) -> None:
         state.version = version
+        # The previous result (tens of thousands of objects for a large file) is freed
+        # on the lint thread, not on the event loop that reads the next keystroke.
+        retired = [state.result]
         state.result = result
+        self.executor.submit(retired.clear)
         self.report_pack_problems(result)
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
@@ -274,8 +367,14 @@ class ServelintServer(LanguageServer):
         return [u for u in self.workspace.text_documents
                 if is_cell_uri(u) and u.split("#", 1)[0] == notebook]
 
-    def relint_all(self) -> None:
-        for uri in list(self.docs):
+    def relint_all(self, settings_changed: bool = False) -> None:
+        """Lint every open document again; `settings_changed`: only those whose
+        settings differ from the ones their published result was linted with (the
+        editor often sends the same settings again)."""
+        for uri, state in list(self.docs.items()):
+            if (settings_changed and state.result is not None and state.settings is not None
+                    and state.settings == self.settings_for(uri)):
+                continue
             self.schedule(uri, immediate=True)
 
     async def current_result(self, uri: str) -> LintResult | None:
@@ -451,9 +550,16 @@ def lint_file(path: str, settings: Settings, text: str | None = None,
     return result if result.format is not None else None
 
 
-def timed_lint(text, path, language_id, settings):
+def timed_lint(text, path, language_id, settings, cache=None, should_stop=None):
+    """The editor's lint of a document, on the lint thread: with the document's cache
+    and stopping (engine.Cancelled) when `should_stop` says a newer text came."""
     start = time.perf_counter()
-    result = lint(text, path, language_id, settings, suppression_actions=True)
+    extra: dict = {}
+    if CAN_STOP and should_stop is not None:
+        extra["should_stop"] = should_stop
+    if CAN_CACHE and cache is not None:
+        extra["cache"] = cache
+    result = lint(text, path, language_id, settings, suppression_actions=True, **extra)
     return result, time.perf_counter() - start
 
 
@@ -464,6 +570,10 @@ def warm_up() -> None:
     load_catalog()
     load_checks()
     lint("python3 -m sglang.launch_server --model-path m\n", "warm-up.sh")
+    # What start-up built (catalog, rules, pygls, lsprotocol) lives as long as the
+    # server: out of the collector's sight, so a collection walks only newer objects.
+    gc.collect()
+    gc.freeze()
 
 
 server = ServelintServer()
@@ -472,6 +582,7 @@ server = ServelintServer()
 @server.feature(lsp.INITIALIZE)
 def on_initialize(ls: ServelintServer, params: lsp.InitializeParams):
     ls.executor.submit(warm_up)
+    ls.trace_lints = params.trace == lsp.TraceValue.Verbose
     options = params.initialization_options
     ls.trusted = workspace_trusted(options)
     section = editor_section(options)
@@ -482,11 +593,19 @@ def on_initialize(ls: ServelintServer, params: lsp.InitializeParams):
 
 @server.feature(lsp.INITIALIZED)
 async def on_initialized(ls: ServelintServer, params: lsp.InitializedParams):
-    await ls.pull_settings()
-    ls.relint_all()
+    try:
+        await ls.pull_settings()
+    finally:
+        ls.settings_ready.set()
+    ls.relint_all(settings_changed=True)
     task = asyncio.ensure_future(ls.register_watchers())
     ls.background.add(task)
     task.add_done_callback(ls.background.discard)
+
+
+@server.feature(lsp.SET_TRACE)
+def on_set_trace(ls: ServelintServer, params: lsp.SetTraceParams):
+    ls.trace_lints = params.value == lsp.TraceValue.Verbose
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -497,7 +616,7 @@ async def on_config(ls: ServelintServer, params: lsp.DidChangeConfigurationParam
         pushed = editor_section(params.settings)
         if pushed is not None:
             ls.apply_settings(pushed)
-    ls.relint_all()
+    ls.relint_all(settings_changed=True)
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -737,6 +856,10 @@ def run_stdio(stdin=None, stdout=None) -> None:
     # The lint thread holds the GIL while it works; a short switch interval lets the
     # thread reading stdin and the event loop see new changes while a long lint runs.
     sys.setswitchinterval(0.001)
+    # A lint allocates (and keeps) tens of thousands of objects: with the default
+    # thresholds (700, 10, 10) the collector ran ~200 times per lint of a 2,222-launch
+    # script and took 40% of it. docs/architecture.md, "The server under load".
+    gc.set_threshold(*GC_THRESHOLDS)
     server.start_io(stdin, stdout)
 
 
