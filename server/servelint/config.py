@@ -23,15 +23,20 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
-
 from servelint.schema import (BY_ATTR, BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap,
                               selector_problem, unknown_selectors)
 from servelint.settings import Settings
 from servelint.suggest import VALUES, close_matches
+
+
+def _toml():
+    """tomllib (tomli before Python 3.11), imported when a TOML file is read."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib
+
 
 DOT_FILE = ".servelint.toml"
 PYPROJECT = "pyproject.toml"
@@ -218,6 +223,7 @@ def parse_file(path: str, explicit: bool = False) -> ProjectConfig | None:
             data = fh.read()
     except OSError as exc:
         return ProjectConfig(path, problems=[f"cannot read the file: {exc.strerror or exc}"])
+    tomllib = _toml()
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

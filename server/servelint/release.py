@@ -37,12 +37,16 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
-
 from servelint.model import Launch, LineIndex, Span
+
+
+def _toml():
+    """tomllib (tomli before Python 3.11), imported when a TOML file is read."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,13 +406,20 @@ def _release(version: str | None) -> str | None:
 
 def _scan(doc: _Doc, fmt: str) -> _Scan:
     text = doc.text
-    comments = _comment_lines(text, fmt) if "#" in text or "//" in text else []
+    found_comments: list[list[tuple[int, int]]] = []
+
+    def commented(offset: int) -> bool:
+        """Whether `offset` is in a comment line (the lines are found when first asked)."""
+        if not found_comments:
+            found_comments.append(_comment_lines(text, fmt) if "#" in text or "//" in text else [])
+        return _in(found_comments[0], offset)
+
     exact: list[_Req] = []
     ranges: list[_Req] = []
     low = text.lower()
 
     def add(written: str, start: int, end: int, items: list[tuple[str, str]]) -> None:
-        if _in(comments, start):
+        if commented(start):
             return
         resolved = []
         for op, ver in items:
@@ -435,12 +446,12 @@ def _scan(doc: _Doc, fmt: str) -> _Scan:
                 add(text[m.start():end], m.start(), end, items)
         for m in _GIT_URL_REF.finditer(text):
             v = _ref_version(m.group(1))
-            if v is not None and not _in(comments, m.start()):
+            if v is not None and not commented(m.start()):
                 exact.append(_Req(m.group(0), v, (), m.start(), m.end()))
         logical = text.replace("\\\r\n", "   ").replace("\\\n", "  ")
         for m in _GIT_CLONE.finditer(logical):
             line = m.group(0)
-            if "sgl-project/sglang" not in line.lower() or _in(comments, m.start()):
+            if "sgl-project/sglang" not in line.lower() or commented(m.start()):
                 continue
             b = _GIT_BRANCH.search(line)
             if b is not None:
@@ -452,20 +463,20 @@ def _scan(doc: _Doc, fmt: str) -> _Scan:
             stop = nxt.start() if nxt else len(logical)
             for c in _GIT_CHECKOUT.finditer(logical, m.end(), stop):
                 v = _ref_version(c.group(1))
-                if v is not None and not _in(comments, c.start()):
+                if v is not None and not commented(c.start()):
                     exact.append(_Req(c.group(0), v, (), c.start(), c.end()))
     if "SGLANG_VERSION" in text:
         for m in _VERSION_VAR.finditer(text):
             raw = m.group(1) or m.group(2)
             v = _ref_version(raw) if not raw.startswith("$") else None
-            if v is not None and not _in(comments, m.start()):
+            if v is not None and not commented(m.start()):
                 start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
                 exact.append(_Req(m.group(0).strip(), v, (), start, m.end()))
     images: list[tuple[str, str, Span]] = []
     if fmt in ("python", "notebook", "notebook-cell") and ("sglang" in low or "sgl-dev" in low):
         for m in re.finditer(r"[\"']([^\"'\s]*(?:sglang|sgl-dev)[^\"'\s]*:[^\"'\s]+)[\"']", text):
             release = parse_image(m.group(1))
-            if release is not None and not _in(comments, m.start()):
+            if release is not None and not commented(m.start()):
                 images.append((m.group(1), release, Span(m.start(1), m.end(1))))
     exact.sort(key=lambda r: r.start)
     ranges.sort(key=lambda r: r.start)
@@ -495,7 +506,7 @@ class _Parsed:
 
 
 _FILES: dict[str, tuple[tuple[int, int], _Parsed]] = {}
-_DIRS: dict[str, tuple[int, tuple[str, ...]]] = {}
+_DIRS: dict[str, tuple[int, tuple[tuple[str, ...], bool]]] = {}
 _EMPTY = _Parsed(())
 
 
@@ -585,6 +596,7 @@ def _parse_requirements_file(path: str, text: str) -> _Parsed:
 
 
 def _parse_pyproject(text: str) -> _Parsed:
+    tomllib = _toml()
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError):
@@ -699,7 +711,10 @@ def _project_file(path: str) -> _Parsed:
     return parsed
 
 
-def _listing(directory: str) -> tuple[str, ...] | None:
+def _listing(directory: str) -> tuple[tuple[str, ...], bool] | None:
+    """The project files a folder holds (in the order they are read) and whether it holds
+    `.git`; kept while the folder's modification time stays (a folder of a thousand
+    linted files is looked at once, not once per file)."""
     try:
         st = os.stat(directory)
     except OSError:
@@ -713,13 +728,17 @@ def _listing(directory: str) -> tuple[str, ...] | None:
         return None
     if len(_DIRS) > 1024:
         _DIRS.clear()
-    _DIRS[directory] = (st.st_mtime_ns, names)
-    return names
+    got = (tuple(_candidates(names)), ".git" in names)
+    _DIRS[directory] = (st.st_mtime_ns, got)
+    return got
+
+
+_REQUIREMENTS_NAME = re.compile(r"(requirements|constraints)[\w.-]*\.(txt|in)")
 
 
 def _candidates(names: tuple[str, ...]) -> list[str]:
     locks = [n for n in _LOCKS if n in names]
-    reqs = [n for n in names if re.fullmatch(r"(requirements|constraints)[\w.-]*\.(txt|in)", n)]
+    reqs = [n for n in names if _REQUIREMENTS_NAME.fullmatch(n)]
     reqs.sort(key=lambda n: (n not in ("requirements.txt", "requirements.in"), n))
     return locks + reqs + (["pyproject.toml"] if "pyproject.toml" in names else [])
 
@@ -748,9 +767,10 @@ def project_release(path: str, root: str | None = None) -> tuple[tuple[_Req, str
     for _ in range(MAX_LEVELS):
         if top is not None and directory != top and not directory.startswith(top.rstrip(os.sep) + os.sep):
             break
-        names = _listing(directory)
-        if names is not None:
-            for name in _candidates(names):
+        listed = _listing(directory)
+        if listed is not None:
+            files, has_git = listed
+            for name in files:
                 file = os.path.join(directory, name)
                 for req, where in _requirements(file, set()):
                     if req.exact is not None and exact is None:
@@ -759,7 +779,7 @@ def project_release(path: str, root: str | None = None) -> tuple[tuple[_Req, str
                         ranged = (req, where)
                 if exact is not None:
                     return exact, ranged
-            if ".git" in names:
+            if has_git:
                 break
         if top is not None and directory == top:
             break

@@ -15,6 +15,8 @@ from typing import Any
 from servelint.model import Severity
 from servelint.schema import BY_EDITOR, MAX_FILE_BYTES, Invalid, SeverityMap
 
+_FLAT = (str, int, float, type(None), frozenset)  # values a copy may share (bool, enums are ints)
+
 # Settings attribute -> the editor's key (`servelint.<key>`): from the one table.
 EDITOR_KEYS = {f.attr: key for key, f in BY_EDITOR.items()}
 
@@ -71,7 +73,22 @@ class Settings:
         return self.severity.get(code, default)
 
     def copy(self) -> "Settings":
-        return copy.deepcopy(self)
+        """A copy that shares nothing mutable with this one (as a deep copy), made
+        without `copy.deepcopy` where the values are flat (it is made once per file)."""
+        new = copy.copy(self)
+        for name, value in vars(self).items():
+            if isinstance(value, _FLAT):
+                continue
+            if type(value) is list and all(isinstance(x, _FLAT) for x in value):
+                setattr(new, name, list(value))
+            elif type(value) in (dict, SeverityMap) and all(
+                    isinstance(x, _FLAT) for x in dict.values(value)):
+                made = type(value)()
+                dict.update(made, dict.items(value))
+                setattr(new, name, made)
+            else:
+                setattr(new, name, copy.deepcopy(value))
+        return new
 
     @classmethod
     def from_dict(cls, raw: Any, errors: list[str] | None = None) -> "Settings":

@@ -92,7 +92,12 @@ _MODULES = [
 ]
 
 
+_LOADED: list[bool] = []  # once every module is imported (lint calls this once per file)
+
+
 def load_checks() -> dict[str, Check]:
-    for name in _MODULES:
-        importlib.import_module(f"servelint.checks.{name}")
+    if not _LOADED:
+        for name in _MODULES:
+            importlib.import_module(f"servelint.checks.{name}")
+        _LOADED.append(True)
     return REGISTRY

@@ -19,20 +19,35 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
-from typing import Any, Sequence
-
-import yaml
-
-# libyaml's loader is ten times faster; its marks count bytes, so it is used for
-# positions only where bytes are characters (ASCII text) or where a line is enough.
-FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from typing import Any, Callable, Sequence
 
 from servelint.catalog import Catalog, Option, version_key
 from servelint.model import Severity
 from servelint.rules.condition import ConditionError, options_of, parse_condition
+
+
+def _yaml():
+    """PyYAML, imported only when a YAML pack (or a broken pack's positions) is read: a
+    shell file's check never needs it (issue 16)."""
+    import yaml
+    return yaml
+
+
+def _fast_loader():
+    # libyaml's loader is ten times faster; its marks count bytes, so it is used for
+    # positions only where bytes are characters (ASCII text) or where a line is enough.
+    yaml = _yaml()
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FAST_LOADER":  # kept for tools that read packs; imports PyYAML when asked
+        return _fast_loader()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # field -> the type (or types) its value must have
 FieldTypes = dict[str, "type | tuple[type, ...]"]
@@ -371,6 +386,7 @@ def build_rule(rec: dict, catalog: Catalog, source: str) -> Rule:
     make sense for this catalog."""
     from servelint.rules.derive import derive
 
+    STATS["built"] += 1
     code = rule_code(rec)
     severity = SEVERITIES.get(str(rec.get("severity", "error")).lower(), Severity.ERROR)
     derived = "condition" not in rec
@@ -395,12 +411,14 @@ def build_rule(rec: dict, catalog: Catalog, source: str) -> Rule:
 def parse_pack_text(text: str, path: str) -> tuple[Any, list[PackProblem]]:
     """The data of a pack file, or the syntax problem with its position."""
     is_json = path.lower().endswith(".json")
-    try:
-        if is_json:
+    if is_json:
+        try:
             return json.loads(text), []
-        return yaml.load(text, Loader=FAST_LOADER), []
-    except json.JSONDecodeError as exc:
-        return None, [PackProblem(path, f"invalid JSON: {exc.msg}", exc.lineno - 1, exc.colno - 1)]
+        except json.JSONDecodeError as exc:
+            return None, [PackProblem(path, f"invalid JSON: {exc.msg}", exc.lineno - 1, exc.colno - 1)]
+    yaml = _yaml()
+    try:
+        return yaml.load(text, Loader=_fast_loader()), []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -410,8 +428,9 @@ def parse_pack_text(text: str, path: str) -> tuple[Any, list[PackProblem]]:
 
 def _record_positions(text: str) -> list[tuple[int, int]]:
     """Line and column of each record in a pack (JSON is read as YAML for this)."""
+    yaml = _yaml()
     try:
-        node = yaml.compose(text, Loader=FAST_LOADER if text.isascii() else yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_fast_loader() if text.isascii() else yaml.SafeLoader)
     except yaml.YAMLError:
         return []
     if node is None:
@@ -528,37 +547,388 @@ COMPILED = "bundled.json"  # the packs/*.yaml as JSON, made by tools/build_packs
 
 def compile_bundled() -> str:
     """The bundled YAML packs as one JSON document (YAML is slow to read at start-up)."""
+    from importlib import resources
     base = resources.files("servelint.rules").joinpath("packs")
     out = {}
     for entry in sorted(base.iterdir(), key=lambda e: e.name):
         if entry.name.endswith((".json", ".yaml", ".yml")):
             text = entry.read_text(encoding="utf-8")
             out[entry.name] = json.loads(text) if entry.name.endswith(".json") else \
-                yaml.load(text, Loader=FAST_LOADER)
+                _yaml().load(text, Loader=_fast_loader())
     return json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 BUNDLED_SOURCE = "servelint/rules/packs/"  # the `source` of every bundled rule
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _bundled_bytes() -> bytes | None:
+    try:
+        with open(os.path.join(_HERE, COMPILED), "rb") as fh:
+            return fh.read()
+    except OSError:
+        try:  # not a plain folder (a zip): ask the package's resources
+            from importlib import resources
+            return resources.files("servelint.rules").joinpath(COMPILED).read_bytes()
+        except (OSError, ValueError):
+            return None
+
+
+@lru_cache(maxsize=1)
+def _bundled_data() -> dict:
+    """bundled.json as data (the packs/*.yaml when it is missing or broken)."""
+    raw = _bundled_bytes()
+    try:
+        if raw is None:
+            raise ValueError("missing")
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("not a mapping")
+        return data
+    except ValueError:
+        return json.loads(compile_bundled())
+
+
+def _pack_source(name: str) -> Callable[[], str]:
+    """The text of a bundled pack's YAML source (for the positions of its problems)."""
+    def read() -> str:
+        from importlib import resources
+        return (resources.files("servelint.rules") / "packs" / name).read_text(encoding="utf-8")
+    return read
 
 
 @lru_cache(maxsize=4)
 def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
+    """Every bundled pack, each record compiled against the release's catalog (all of
+    them: `rule_set` compiles only the rules a launch can trigger, see _bundled_set)."""
     from servelint.catalog import load_catalog
 
     catalog = load_catalog(version)
-    compiled = resources.files("servelint.rules").joinpath(COMPILED)
-    try:
-        data = json.loads(compiled.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        data = json.loads(compile_bundled())
+    data = _bundled_data()
     packs = []
     for name in sorted(data):
         # The pack's data is given directly; positions (only needed for problems) come
         # from the YAML source when a bundled record is ever broken.
-        source = resources.files("servelint.rules") / "packs" / name
-        packs.append(load_pack_data(data[name], lambda s=source: s.read_text(encoding="utf-8"),
-                                    f"{BUNDLED_SOURCE}{name}", catalog))
+        packs.append(load_pack_data(data[name], _pack_source(name), f"{BUNDLED_SOURCE}{name}",
+                                    catalog))
     return tuple(packs)
+
+
+# --- the cache of the bundled rule index -----------------------------------------------
+#
+# Compiling all ~450 bundled records against a catalog and working out which options can
+# trigger each one took most of a cold `servelint check` (issue 16). What a run needs to
+# pick the rules a launch can trigger (each rule's code, id, trigger dests, whether it
+# reads the GPU) and the records themselves are kept in one file per release in the user's
+# cache folder, keyed by everything they are computed from; a run then compiles only the
+# rules its launches can trigger. A missing, stale, corrupt or unwritable cache only costs
+# the full build (the result is the same).
+
+CACHE_FORMAT = 1
+CACHE_ENV = "SERVELINT_CACHE_DIR"  # a folder; empty: no cache file is read or written
+_CACHE_KEEP = 24  # rule-index files kept in the cache folder (oldest removed first)
+
+# What the index is computed from, besides bundled.json: the rule code and the catalogs.
+_FINGERPRINT = ("rules/__init__.py", "rules/condition.py", "rules/resolve.py", "rules/derive.py",
+                "rules/context.py", "rules/normalize.yaml", "args.py", "valuetypes.py", "model.py",
+                "schema.py", "catalog/__init__.py", "catalog/data/releases.json.gz",
+                "extract/common.py")
+
+# How many records were compiled (`build_rule`) and index files written in this process
+# (tests count work with these; they are never read by the linter).
+STATS = {"built": 0, "cache_written": 0, "cache_read": 0}
+
+
+def cache_dir() -> str | None:
+    """The folder of servelint's cache files: $SERVELINT_CACHE_DIR (empty: none), else the
+    platform's user cache folder."""
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        return env or None
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+    elif sys.platform == "darwin":
+        base = os.path.expanduser("~/Library/Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(base, "servelint")
+
+
+def read_cache(name: str) -> bytes | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        with open(os.path.join(folder, name), "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def write_cache(name: str, data: bytes, prefix: str | None = None) -> bool:
+    """Write a cache file atomically (a temporary file renamed over it); False, and
+    nothing else, when the folder cannot be written. With `prefix`, the oldest files
+    starting with it are removed beyond _CACHE_KEEP."""
+    folder = cache_dir()
+    if folder is None:
+        return False
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, os.path.join(folder, name))
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    if prefix:
+        try:
+            old = sorted((e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
+                         if e.name.startswith(prefix) and e.is_file())
+            for _, path in old[:-_CACHE_KEEP]:
+                os.unlink(path)
+        except OSError:
+            pass
+    return True
+
+
+def json_cached(name: str, key: str, make: Callable[[], Any]) -> Any:
+    """`make()` (JSON data), kept in the cache file `name` under `key`: a file with another
+    key, or one that does not read, is made again."""
+    raw = read_cache(name)
+    if raw is not None:
+        try:
+            got = json.loads(raw)
+            if isinstance(got, dict) and got.get("key") == key and "value" in got:
+                return got["value"]
+        except ValueError:
+            pass
+    value = make()
+    try:
+        text = json.dumps({"key": key, "value": value}, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return value
+    write_cache(name, text.encode("utf-8"))
+    return value
+
+
+@lru_cache(maxsize=1)
+def _fingerprint() -> str:
+    """What the rule index is computed from, as one key: servelint's version, and the size
+    and modification time of bundled.json, the rule code and the catalogs (as Python's
+    own bytecode cache checks its sources)."""
+    from servelint import __version__
+    parts = [str(CACHE_FORMAT), __version__]
+    pkg = os.path.dirname(_HERE)
+    for rel in (f"rules/{COMPILED}",) + _FINGERPRINT:
+        try:
+            st = os.stat(os.path.join(pkg, *rel.split("/")))
+            parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{rel}:-")
+    return "|".join(parts)
+
+
+def _index_file(version: str) -> str:
+    return f"rules-{re.sub(r'[^0-9A-Za-z.+-]', '_', version)}.idx"
+
+
+class _Slot:
+    """One rule of a RuleSet: compiled, or compiled when first needed (`load`)."""
+
+    __slots__ = ("code", "id", "trigger", "gpu", "rule", "load")
+
+    def __init__(self, code: str, rid: str, rule: Rule | None = None,
+                 load: Callable[[], Rule | None] | None = None,
+                 trigger: Any = None, gpu: bool | None = None) -> None:
+        self.code = code
+        self.id = rid
+        self.rule = rule
+        self.load = load
+        self.trigger = trigger  # frozenset of dests, None (may hold with nothing written)
+        self.gpu = gpu  # None: not worked out yet
+
+    def get(self) -> Rule | None:
+        rule = self.rule
+        if rule is None:
+            load = self.load
+            if load is None:
+                return self.rule  # compiled by another thread meanwhile (or it failed)
+            # Two threads asking at once may both compile it; either rule will do.
+            rule = self.rule = load()
+            self.load = None
+        return rule
+
+    def settle(self) -> None:
+        """Work out the trigger dests and the GPU mention of a compiled rule."""
+        if self.gpu is None:
+            from servelint.rules.condition import mentions_gpu, trigger_key
+            rule = self.get()
+            key = trigger_key(rule.condition) if rule is not None else None
+            self.trigger = frozenset(key) if key is not None else None
+            self.gpu = bool(rule is not None and mentions_gpu(rule.condition))
+
+
+@dataclass
+class _RuleIndex:
+    always: list[int]  # slots of the rules that may hold with nothing written
+    by_dest: dict[str, list[int]]  # the others, under each dest that can make them hold
+    gpu: list[int]  # slots of the rules that read the GPU
+
+
+class RuleSet:
+    """Rules in order, with the problems of their packs. The rules of a set made by
+    `rule_set` are compiled when first needed: `candidates` compiles only the rules a
+    launch can trigger, `rules` all of them."""
+
+    def __init__(self, rules: Sequence[Rule] = (), problems: list[PackProblem] | None = None,
+                 *, slots: list[_Slot] | None = None) -> None:
+        self.problems: list[PackProblem] = list(problems) if problems else []
+        if slots is None:
+            self._slots = [_Slot(r.code, r.id, rule=r) for r in rules]
+            self._all: list[Rule] | None = list(rules)
+        else:
+            self._slots = slots
+            self._all = None
+        self._index: _RuleIndex | None = None
+
+    @property
+    def rules(self) -> list[Rule]:
+        if self._all is None:
+            self._all = [r for r in (s.get() for s in self._slots) if r is not None]
+        return self._all
+
+    @property
+    def codes(self) -> list[str]:
+        """The rules' codes, without compiling any rule."""
+        return [s.code for s in self._slots]
+
+    def by_code(self, code: str) -> Rule | None:
+        for s in self._slots:
+            if s.code == code:
+                rule = s.get()
+                if rule is not None:
+                    return rule
+        return None
+
+    def candidates(self, written: set[str], gpu: str | None = None) -> list[Rule]:
+        """The rules that can hold for a launch that writes these dests.
+
+        A rule whose condition is false for a launch that writes nothing can only hold
+        when one of its own options is written (conditions read option values and
+        presence, and unknowns never turn false into true), so it is looked at only
+        then."""
+        index = self._index
+        if index is None:
+            always: list[int] = []
+            by_dest: dict[str, list[int]] = {}
+            gpu_slots: list[int] = []
+            for i, s in enumerate(self._slots):
+                s.settle()
+                if s.gpu:
+                    gpu_slots.append(i)
+                if s.trigger is None:
+                    always.append(i)
+                else:
+                    for dest in s.trigger:
+                        by_dest.setdefault(dest, []).append(i)
+            index = self._index = _RuleIndex(always, by_dest, gpu_slots)
+        picked = set(index.always)
+        if gpu is not None:
+            picked.update(index.gpu)
+        for d in written:
+            got = index.by_dest.get(d)
+            if got:
+                picked.update(got)
+        out = []
+        for i in sorted(picked):
+            rule = self._slots[i].get()
+            if rule is not None:
+                out.append(rule)
+        return out
+
+
+def _write_index(version: str, rs: RuleSet) -> None:
+    """Save a freshly compiled bundled set's index and records (see above)."""
+    data = _bundled_data()
+    where: dict[int, tuple[str, int]] = {}
+    for name, raw in data.items():
+        for i, rec in enumerate(unwrap(raw)):
+            where[id(rec)] = (name, i)
+    body = bytearray()
+    entries = []
+    try:
+        for s in rs._slots:
+            s.settle()
+            rule = s.rule
+            if rule is None or id(rule.record) not in where:
+                return  # not made from bundled.json as read: nothing to cache
+            name, i = where[id(rule.record)]
+            text = json.dumps(rule.record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            entries.append([s.code, s.id, sorted(s.trigger) if s.trigger is not None else None,
+                            s.gpu, name, i, len(body), len(body) + len(text)])
+            body += text
+        problems = [[p.path, p.message, p.line, p.column, p.record] for p in rs.problems]
+        header = json.dumps({"format": CACHE_FORMAT, "key": _fingerprint(), "version": version,
+                             "crc": zlib.crc32(body), "entries": entries, "problems": problems},
+                            ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError):
+        return
+    if write_cache(_index_file(version), header + b"\n" + bytes(body), prefix="rules-"):
+        STATS["cache_written"] += 1
+
+
+def _read_index(version: str) -> RuleSet | None:
+    """The bundled set from the cache file, its rules compiled when first needed; None
+    when there is no usable file (missing, another key, not readable, corrupt)."""
+    raw = read_cache(_index_file(version))
+    if raw is None:
+        return None
+    try:
+        nl = raw.index(b"\n")
+        head = json.loads(raw[:nl])
+        if (not isinstance(head, dict) or head.get("format") != CACHE_FORMAT
+                or head.get("key") != _fingerprint() or head.get("version") != version):
+            return None
+        body = memoryview(raw)[nl + 1:]
+        if zlib.crc32(body) != head["crc"]:
+            return None
+        problems = [PackProblem(str(p), str(m), int(ln), int(col), None if r is None else int(r))
+                    for p, m, ln, col, r in head["problems"]]
+        from servelint.catalog import load_catalog
+        catalog = load_catalog(version)
+        slots = []
+        end = len(body)
+        for code, rid, trigger, gpu, name, i, start, stop in head["entries"]:
+            if not (isinstance(code, str) and isinstance(rid, str) and isinstance(name, str)
+                    and 0 <= start <= stop <= end and isinstance(gpu, bool)):
+                return None
+            key = frozenset(trigger) if trigger is not None else None
+            slots.append(_Slot(code, rid, load=_loader(body, start, stop, rid, name, i, catalog),
+                               trigger=key, gpu=gpu))
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+    STATS["cache_read"] += 1
+    return RuleSet(problems=problems, slots=slots)
+
+
+def _loader(body: memoryview, start: int, stop: int, rid: str, name: str, i: int,
+            catalog: Catalog) -> Callable[[], Rule | None]:
+    def load() -> Rule | None:
+        try:
+            rec = json.loads(bytes(body[start:stop]))
+            if not isinstance(rec, dict) or str(rec.get("id")) != rid:
+                raise ValueError("another record")
+        except ValueError:  # the file changed under us: read the record from bundled.json
+            rec = unwrap(_bundled_data()[name])[i]
+        try:
+            return build_rule(rec, catalog, f"{BUNDLED_SOURCE}{name}")
+        except ConditionError:
+            return None
+    return load
 
 
 PROJECT_DIR = os.path.join(".servelint", "rules")
@@ -596,72 +966,16 @@ def is_pack_path(path: str | None, extra: Sequence[str] = ()) -> bool:
     return (os.sep + PROJECT_DIR + os.sep) in norm and norm.endswith((".json", ".yaml", ".yml"))
 
 
-@dataclass
-class _RuleIndex:
-    always: list[Rule]  # rules that may hold with nothing written
-    by_dest: dict[str, list[Rule]]  # the others, under each dest that can make them hold
-    order: dict[int, int]  # id(rule) -> its place in the set
-    gpu_rules: list[Rule]  # rules that read the GPU
 
 
-_INDEXES: dict[tuple[int, ...], _RuleIndex] = {}  # rules (by identity) -> their index; rules live as long as their cache
-
-
-@dataclass
-class RuleSet:
-    rules: list[Rule]
-    problems: list[PackProblem]
-    _index: _RuleIndex | None = None
-
-    def by_code(self, code: str) -> Rule | None:
-        return next((r for r in self.rules if r.code == code), None)
-
-    def candidates(self, written: set[str], gpu: str | None = None) -> list[Rule]:
-        """The rules that can hold for a launch that writes these dests.
-
-        A rule whose condition is false for a launch that writes nothing can only hold
-        when one of its own options is written (conditions read option values and
-        presence, and unknowns never turn false into true), so it is looked at only
-        then."""
-        if self._index is None:
-            key = tuple(id(r) for r in self.rules)
-            self._index = _INDEXES.get(key)
-        if self._index is None:
-            from servelint.rules.condition import mentions_gpu, trigger_key
-            always: list[Rule] = []
-            by_dest: dict[str, list[Rule]] = {}
-            gpu_rules = [r for r in self.rules if mentions_gpu(r.condition)]
-            order = {id(r): i for i, r in enumerate(self.rules)}
-            for r in self.rules:
-                trigger = trigger_key(r.condition)
-                if trigger is None:
-                    always.append(r)
-                else:
-                    for dest in trigger:
-                        by_dest.setdefault(dest, []).append(r)
-            self._index = _RuleIndex(always, by_dest, order, gpu_rules)
-            if len(_INDEXES) > 32:
-                _INDEXES.clear()
-            _INDEXES[tuple(id(r) for r in self.rules)] = self._index
-        index = self._index
-        picked = {id(r): r for r in index.always}
-        if gpu is not None:
-            picked.update((id(r), r) for r in index.gpu_rules)
-        for d in written:
-            for r in index.by_dest.get(d, ()):
-                picked[id(r)] = r
-        return sorted(picked.values(), key=lambda r: index.order[id(r)])
+_COMBINED: dict[tuple, tuple[tuple[LoadedPack, ...], RuleSet]] = {}
 
 
 def rule_set(version: str, user_paths: Sequence[str] = (), file_path: str | None = None,
              include_project: bool = True) -> RuleSet:
     """Bundled rules, then the user's packs (settings, then the project folder), each
     record only if its appliesTo names `version`. A user record with the id of an earlier
-    one replaces it."""
-    from servelint.catalog import load_catalog
-
-    catalog = load_catalog(version)
-    packs = list(bundled_packs(version))
+    one replaces it. The same packs give the same RuleSet object."""
     paths = []
     for p in user_paths:
         if os.path.isdir(p):
@@ -672,16 +986,37 @@ def rule_set(version: str, user_paths: Sequence[str] = (), file_path: str | None
         folder = project_pack_dir(file_path)
         if folder:
             paths.extend(pack_files(folder))
+    if not paths:
+        return _bundled_set(version)  # no user packs: the same rules every time
+    from servelint.catalog import load_catalog
+
+    catalog = load_catalog(version)
     seen = set()
+    packs = []
     for p in paths:
         ap = os.path.abspath(p)
         if ap in seen:
             continue
         seen.add(ap)
         packs.append(load_pack_cached(ap, catalog))
-    if len(packs) == len(bundled_packs(version)):
-        return _bundled_set(version)  # no user packs: the same rules every time
-    return _combine(packs)
+    key = (catalog.version, tuple(id(p) for p in packs))
+    got = _COMBINED.get(key)
+    if got is not None and all(a is b for a, b in zip(got[0], packs)):
+        return got[1]
+    base = _bundled_set(version)
+    by_id = {s.id: s for s in base._slots}
+    problems = list(base.problems)
+    for pack in packs:
+        problems.extend(pack.problems)
+        for rid in pack.skipped:
+            by_id.pop(rid, None)
+        for rule in pack.rules:
+            by_id[rule.id] = _Slot(rule.code, rule.id, rule=rule)
+    made = RuleSet(problems=problems, slots=list(by_id.values()))
+    if len(_COMBINED) > 32:
+        _COMBINED.clear()
+    _COMBINED[key] = (tuple(packs), made)
+    return made
 
 
 def _combine(packs: Sequence[LoadedPack]) -> RuleSet:
@@ -699,5 +1034,12 @@ def _combine(packs: Sequence[LoadedPack]) -> RuleSet:
 
 
 @lru_cache(maxsize=4)
-def _bundled_set(version: str) -> "RuleSet":
-    return _combine(bundled_packs(version))
+def _bundled_set(version: str) -> RuleSet:
+    """The bundled rules for a release: from the cache file when it is there and current
+    (rules compiled when first needed), else compiled in full and saved for the next run."""
+    got = _read_index(version)
+    if got is not None:
+        return got
+    made = _combine(bundled_packs(version))
+    _write_index(version, made)
+    return made

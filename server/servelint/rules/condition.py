@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from servelint.args import Use
 from servelint.catalog import Catalog, Option
-from servelint.rules.context import RuleContext, Written
+from servelint.rules.context import RuleContext, Written, Record
+from servelint.rules.resolve import view
 from servelint.schema import GPUS  # the GPU generations, one list with the settings'
 from servelint.valuetypes import convert
 
@@ -75,42 +75,35 @@ class ConditionError(ValueError):
     """A condition that does not parse; the message says where and why."""
 
 
-@dataclass(frozen=True)
-class All:
+class All(Record):
     items: tuple
 
 
-@dataclass(frozen=True)
-class Any_:
+class Any_(Record):
     items: tuple
 
 
-@dataclass(frozen=True)
-class Not:
+class Not(Record):
     item: Any
 
 
-@dataclass(frozen=True)
-class Present:
+class Present(Record):
     option: Option
     name: str
 
 
-@dataclass(frozen=True)
-class Compare:
+class Compare(Record):
     option: Option
     name: str
     op: str
     value: Any  # a literal, or an Option to compare with
 
 
-@dataclass(frozen=True)
-class Gpu:
+class Gpu(Record):
     gens: tuple
 
 
-@dataclass(frozen=True)
-class Env:
+class Env(Record):
     """An environment variable of the launch: `op` is set (value True/False), eq, ne, in, notIn."""
     name: str
     op: str
@@ -118,8 +111,7 @@ class Env:
     default: bool = False  # for `truthy`: what SGLang reads when the variable is not set
 
 
-@dataclass(frozen=True)
-class Model:
+class Model(Record):
     """The served model: `field` is architecture or type (config.json model_type)."""
     field: str
     values: tuple
@@ -131,20 +123,17 @@ ENV_TRUE = ("true", "1", "yes", "y")  # how SGLang reads a boolean variable (env
 ENV_FALSE = ("false", "0", "no", "n")
 
 
-@dataclass(frozen=True)
-class Ref:
+class Ref(Record):
     """An option's effective value inside an expression."""
     option: Option
 
 
-@dataclass(frozen=True)
-class Fn:
+class Fn(Record):
     name: str
     args: tuple  # Ref, Fn or literals
 
 
-@dataclass(frozen=True)
-class ValueTest:
+class ValueTest(Record):
     expr: Any  # Ref or Fn
     op: str
     target: Any  # a literal, Ref or Fn
@@ -354,7 +343,6 @@ def present_options(cond: Any) -> list[Option]:
 def effective_value(launch: Written, opt: Option) -> tuple[bool, Any]:
     """(known, value): the value SGLang's checks see for `opt` in this launch, after its
     normalisation and resolution (resolve.py, normalize.yaml)."""
-    from servelint.rules.resolve import view
     return view(launch).value(opt)
 
 
@@ -416,7 +404,6 @@ def evaluate(cond: Any, ctx: RuleContext) -> bool | None:
     if isinstance(cond, Present):
         if launch.uses_of(cond.option.dest):
             return True
-        from servelint.rules.resolve import view
         if view(launch).set_by_step(cond.option.dest):
             return True
         return None if launch.uncertain else False
@@ -487,7 +474,6 @@ def _compute(expr: Any, launch: Written) -> Any:
         return expr
     name = expr.name
     if name == "written":
-        from servelint.rules.resolve import view
         known, value = view(launch).before_steps(expr.args[0].option)
         if not known:
             raise _Unknown
@@ -714,8 +700,10 @@ def assumptions(cond: Any, ctx: RuleContext, usual_only: bool = False,
     such values exist or something else is unknown. `usual_only`: None as soon as it is
     clear that no usual-case values make it hold (all a warning needs). `atoms`: the
     condition's dependency atoms when the caller has them (Rule.dependencies)."""
-    from dataclasses import replace
     from itertools import combinations, product
+
+    def replace(ctx: RuleContext, assume: dict) -> RuleContext:
+        return ctx.assuming(assume)
 
     open_atoms = [a for a in (dependency_atoms(cond) if atoms is None else atoms)
                   if _settle(a, ctx) is None]

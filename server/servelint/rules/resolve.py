@@ -14,18 +14,16 @@ the option a value from what the launch writes (a rule's `present` counts it as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import zlib
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
 from servelint.catalog import Catalog, Option
+from servelint.rules.context import Record
 
 
-@dataclass(frozen=True)
-class ValueRule:
+class ValueRule(Record):
     case: str | None  # "upper", "lower" or None
     strip: bool
     aliases: tuple[tuple[str, str], ...]
@@ -50,22 +48,19 @@ class ValueRule:
         return value
 
 
-@dataclass(frozen=True)
-class WriteBack:
+class WriteBack(Record):
     default: tuple[tuple[str, Option], ...]  # (op, option) edits that return it to the default
     value: Option | None  # the option that carries another value
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Record):
     name: str
     when: Any  # a parsed condition
     set: tuple[tuple[Option, Any], ...]  # (option, Option to copy or a literal)
     write_back: tuple[tuple[str, WriteBack], ...]
 
 
-@dataclass(frozen=True)
-class Normalizer:
+class Normalizer(Record):
     values: dict[str, ValueRule]
     steps: tuple[Step, ...]
 
@@ -80,9 +75,30 @@ class Normalizer:
         return got
 
 
+def _text() -> str:
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "normalize.yaml"),
+                  encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:  # not a plain folder (a zip): ask the package's resources
+        from importlib import resources
+        return resources.files("servelint.rules").joinpath("normalize.yaml").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
 def _data() -> dict:
-    text = resources.files("servelint.rules").joinpath("normalize.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text) or {}
+    """normalize.yaml as data; kept as JSON in the cache folder under its text's checksum,
+    so that a run does not import PyYAML to read it (issue 16)."""
+    text = _text()
+
+    def load() -> dict:
+        import yaml
+        return yaml.safe_load(text) or {}
+
+    from servelint.rules import json_cached
+    key = f"{len(text)}:{zlib.crc32(text.encode('utf-8')):08x}"
+    got = json_cached("normalize.json", key, load)
+    return got if isinstance(got, dict) else load()
 
 
 @lru_cache(maxsize=16)
@@ -125,7 +141,7 @@ def normalizer(catalog: Catalog) -> Normalizer:
                               for op, n in e.items())
                 carrier = catalog.lookup(wb["value"]) if wb.get("value") else None
                 if opt is not None and all(o is not None for _, o in edits):
-                    backs.append((opt.dest, WriteBack(edits, carrier)))  # type: ignore[arg-type]
+                    backs.append((opt.dest, WriteBack(edits, carrier)))
             steps.append(Step(raw.get("name", ""), when, tuple(sets), tuple(backs)))
     return Normalizer(values, tuple(steps))
 

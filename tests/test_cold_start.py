@@ -1,0 +1,192 @@
+"""Cold start (issue 16): a run compiles only the bundled rules its launches can trigger,
+from an index kept in the cache folder; a missing, corrupt or unwritable cache only
+costs the full build; no PyYAML for a shell file's rules; project folders are listed once.
+
+The counts come from `servelint.rules.STATS` in a fresh interpreter for each run (the
+cache is per process otherwise). No test here measures time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "bad_eagle.sh"
+
+# One run: the bundled rules for the newest release, the rules one launch can trigger
+# applied to it, and what was done (compiled records, cache files read and written).
+RUN = r"""
+import json, sys
+from servelint.catalog import load_catalog
+from servelint.args import Reader
+from servelint.extract.shell import extract_shell
+from servelint.model import LineIndex
+from servelint.rules import STATS, rule_set
+from servelint.rules.apply import apply_rules
+catalog = load_catalog()
+rules = rule_set(catalog.version, include_project=False)
+codes = []
+for args in sys.argv[1:]:
+    text = "python3 -m sglang.launch_server " + args + "\n"
+    (launch,) = extract_shell(text, LineIndex(text)).launches
+    parsed = Reader(catalog).read(launch)
+    codes.append([f.code for f in apply_rules(parsed, rules, "sm90")])
+print(json.dumps({"stats": STATS, "codes": codes, "total": len(rules.codes),
+                  "yaml": "yaml" in sys.modules, "tomllib": "tomllib" in sys.modules}))
+"""
+
+LAUNCHES = [
+    "--model-path m --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 3",
+    "--model-path m --enable-dp-attention --dp-size 2 --tp-size 1",
+    "--model-path m --kv-cache-dtype fp8_e5m2 --attention-backend fa3",
+    "--model-path m --enable-hisparse --prefill-only-disable-kv-cache --is-embedding",
+]
+
+
+def _env(cache: Path | str) -> dict:
+    env = dict(os.environ)
+    env["SERVELINT_CACHE_DIR"] = str(cache)
+    return env
+
+
+def _run(cache: Path | str) -> dict:
+    out = subprocess.run([sys.executable, "-c", RUN, *LAUNCHES], env=_env(cache), check=True,
+                         capture_output=True, text=True, cwd=ROOT)
+    return json.loads(out.stdout)
+
+
+def _index_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("rules-*.idx"))
+
+
+def test_second_run_compiles_only_the_triggered_rules(tmp_path):
+    first = _run(tmp_path)
+    assert first["stats"]["cache_read"] == 0 and first["stats"]["cache_written"] == 1
+    assert first["stats"]["built"] >= first["total"] > 300  # the full build, once
+    assert len(_index_files(tmp_path)) == 1
+    second = _run(tmp_path)
+    assert second["stats"] == {"built": second["stats"]["built"], "cache_read": 1,
+                               "cache_written": 0}
+    assert 0 < second["stats"]["built"] < first["total"] // 4
+    assert second["codes"] == first["codes"]  # the same findings from the cached index
+    assert any(first["codes"])  # the launches do trigger rules
+
+
+def test_rules_need_neither_yaml_nor_toml(tmp_path):
+    _run(tmp_path)
+    warm = _run(tmp_path)
+    assert warm["yaml"] is False and warm["tomllib"] is False
+
+
+def test_corrupt_cache_is_ignored_and_rebuilt(tmp_path):
+    good = _run(tmp_path)
+    (index,) = _index_files(tmp_path)
+    data = index.read_bytes()
+    corruptions = [
+        b"",  # empty
+        b"not json at all\n" + data,  # a header that does not read
+        data[: len(data) // 2],  # cut short
+        data[:-50] + b"x" * 50,  # the records changed under a good header (checksum)
+        data.replace(b'"format":1', b'"format":999', 1),  # another format
+    ]
+    for bad in corruptions:
+        index.write_bytes(bad)
+        again = _run(tmp_path)
+        assert again["stats"]["cache_read"] == 0, bad[:40]
+        assert again["stats"]["cache_written"] == 1
+        assert again["stats"]["built"] >= again["total"]
+        assert again["codes"] == good["codes"]
+        assert index.read_bytes() == data  # rewritten as it was
+    assert _run(tmp_path)["stats"]["cache_read"] == 1
+
+
+def test_unwritable_or_disabled_cache_still_lints(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    first = _run(blocked / "sub")
+    assert first["stats"]["cache_written"] == 0 and first["stats"]["cache_read"] == 0
+    off = _run("")  # SERVELINT_CACHE_DIR= (empty): no cache at all
+    assert off["stats"]["cache_written"] == 0 and off["stats"]["cache_read"] == 0
+    assert first["codes"] == off["codes"] and any(off["codes"])
+
+
+def test_cli_findings_are_the_same_with_and_without_the_cache(tmp_path):
+    def check(cache) -> str:
+        out = subprocess.run([sys.executable, "-m", "servelint", "check", "--format", "json",
+                              str(EXAMPLE)], env=_env(cache), capture_output=True, text=True,
+                             cwd=ROOT)
+        assert out.returncode in (0, 1), out.stderr
+        return out.stdout
+
+    cold = check(tmp_path)
+    assert _index_files(tmp_path)
+    assert check(tmp_path) == cold == check("")
+    assert json.loads(cold)  # findings were reported
+
+
+def test_a_stale_cache_of_another_key_is_not_used(tmp_path):
+    _run(tmp_path)
+    (index,) = _index_files(tmp_path)
+    head, _, body = index.read_bytes().partition(b"\n")
+    meta = json.loads(head)
+    meta["key"] = meta["key"] + "|changed"
+    index.write_bytes(json.dumps(meta).encode() + b"\n" + body)
+    again = _run(tmp_path)
+    assert again["stats"]["cache_read"] == 0 and again["stats"]["cache_written"] == 1
+
+
+def test_project_folder_is_listed_once_for_many_files(tmp_path, monkeypatch):
+    from servelint import release
+
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / ".git").mkdir()
+    (folder / "requirements.txt").write_text("sglang==0.5.3\n")
+    for i in range(50):
+        (folder / f"run{i}.sh").write_text("python3 -m sglang.launch_server --model-path m\n")
+    calls = []
+    real = release._candidates
+    monkeypatch.setattr(release, "_candidates", lambda names: calls.append(1) or real(names))
+    release._DIRS.clear()
+    found = {release.project_release(str(folder / f"run{i}.sh"))[0][0].exact for i in range(50)}
+    assert found == {"0.5.3"}
+    assert len(calls) == 1  # one folder, listed once
+    (folder / "constraints.txt").write_text("sglang==0.5.4\n")  # the folder changed: listed again
+    os.utime(folder, ns=(1, 1))
+    assert release.project_release(str(folder / "run0.sh"))[0][0].exact == "0.5.3"
+    assert len(calls) == 2
+
+
+def test_checks_are_imported_once(monkeypatch):
+    import importlib
+
+    from servelint import checks
+
+    checks.load_checks()
+    seen = []
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module", lambda name, *a: seen.append(name) or real(name, *a))
+    for _ in range(100):
+        assert checks.load_checks() is checks.REGISTRY
+    assert seen == []
+
+
+def test_settings_copy_shares_nothing_mutable():
+    import copy
+
+    from servelint.model import Severity
+    from servelint.settings import Settings
+
+    s = Settings(select=["SL1"], severity={"SL0": Severity.ERROR}, rule_packs=["p.yaml"],
+                 explicit=frozenset({"select"}))
+    c = s.copy()
+    assert c == s == copy.deepcopy(s) and type(c.severity) is type(s.severity)
+    assert c.severity.get("SL012") == Severity.ERROR  # still matches prefixes
+    for attr in ("select", "ignore", "severity", "rule_packs", "file_ignores"):
+        assert getattr(c, attr) is not getattr(s, attr), attr
+    c.select.append("SL2")
+    c.severity["SL9"] = Severity.HINT
+    assert s.select == ["SL1"] and "SL9" not in dict(s.severity)
