@@ -104,15 +104,22 @@ class ReplayIn:
 
     def readline(self) -> bytes:
         line = self.head.readline()
+        self._release()
         if line.endswith(b"\n") or (line and self.head.tell() < len(self.head.getbuffer())):
             return line
         return line + self.stream.readline()
 
     def read(self, n: int = -1) -> bytes:
         data = self.head.read(n)
+        self._release()
         if n is not None and 0 <= n and len(data) < n:
             data += self.stream.read(n - len(data))
         return data
+
+    def _release(self) -> None:
+        """Once replayed, let the bytes go (the first document's text, for the server's life)."""
+        if self.head.tell() >= len(self.head.getbuffer()) > 0:
+            self.head = io.BytesIO()
 
 
 class DropReply:
