@@ -239,6 +239,7 @@ def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
     from servelint.config import settings_for
     from servelint.docs import is_rule_page
     from servelint.engine import lint
+    from servelint.lintcache import LintCache
     from servelint.serialize import PUBLISH_DIAGNOSTICS, publish_params, result_diagnostics
     from servelint.settings import Settings, workspace_trusted
 
@@ -280,18 +281,10 @@ def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
                            "params": {"message": f"lint 0 {what}: {uri} version {version}"}},
                   replayed=False)
 
-    cache = None
-    extra: dict = {}
-    try:  # (server.py's CAN_CACHE, without importing pygls)
-        import inspect
-        from servelint.lintcache import LintCache
-        if "cache" in inspect.signature(lint).parameters:
-            cache = extra["cache"] = LintCache()
-    except ImportError:
-        pass
+    cache = LintCache()  # the server goes on with it (take_first_lint)
     trace("started")
     text, language = doc.get("text", ""), doc.get("languageId")
-    result = lint(text, uri_to_path(uri), language, settings, suppression_actions=True, **extra)
+    result = lint(text, uri_to_path(uri), language, settings, suppression_actions=True, cache=cache)
     trace("finished")
     FIRST[:] = [(uri, version, text, language, settings, result, cache)]
     if result.rules is not None and result.rules.problems:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
 import logging
 import os
 import sys
@@ -36,7 +35,8 @@ from servelint import __version__
 from servelint import config, serialize
 from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
-from servelint.engine import LintResult, fix_all_text, lint
+from servelint.engine import Cancelled, LintResult, fix_all_text, lint
+from servelint.lintcache import LintCache
 from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
@@ -48,21 +48,8 @@ from servelint.lsp.hover import hover_at
 from servelint.rules import is_pack_path
 from servelint.settings import Settings, editor_section, workspace_trusted
 
-try:
-    from servelint.engine import Cancelled
-except ImportError:  # an engine without should_stop
-    class Cancelled(Exception):  # type: ignore[no-redef]
-        pass
-try:
-    from servelint.lintcache import LintCache
-except ImportError:  # an engine without a per-document cache
-    LintCache = None  # type: ignore[assignment,misc]
-
 log = logging.getLogger(__name__)
 
-_LINT_PARAMETERS = inspect.signature(lint).parameters
-CAN_STOP = "should_stop" in _LINT_PARAMETERS
-CAN_CACHE = LintCache is not None and "cache" in _LINT_PARAMETERS
 GC_THRESHOLDS = (10_000, 20, 20)
 # How long the first lint waits for the editor's answer to workspace/configuration.
 SETTINGS_WAIT = 5.0
@@ -84,7 +71,7 @@ class DocState:
     # Bumped by every change: a lint started at another generation is stale and stops.
     generation: int = 0
     settings: Settings | None = None  # what the published result was linted with
-    cache: object | None = None  # the document's engine LintCache (when the engine has one)
+    cache: LintCache | None = None  # the document's engine LintCache
     lints: int = 0  # lints started (the trace numbers them)
 
 
@@ -289,7 +276,7 @@ class ServelintServer(LanguageServer):
                 return
             settings = self.settings_for(uri)
             generation = state.generation
-            if CAN_CACHE and state.cache is None:
+            if state.cache is None:
                 state.cache = LintCache()
 
             def stale(state=state, generation=generation) -> bool:  # asked on the lint thread
@@ -554,12 +541,8 @@ def timed_lint(text, path, language_id, settings, cache=None, should_stop=None):
     """The editor's lint of a document, on the lint thread: with the document's cache
     and stopping (engine.Cancelled) when `should_stop` says a newer text came."""
     start = time.perf_counter()
-    extra: dict = {}
-    if CAN_STOP and should_stop is not None:
-        extra["should_stop"] = should_stop
-    if CAN_CACHE and cache is not None:
-        extra["cache"] = cache
-    result = lint(text, path, language_id, settings, suppression_actions=True, **extra)
+    result = lint(text, path, language_id, settings, suppression_actions=True, cache=cache,
+                  should_stop=should_stop)
     return result, time.perf_counter() - start
 
 
