@@ -190,3 +190,18 @@ def test_settings_copy_shares_nothing_mutable():
     c.select.append("SL2")
     c.severity["SL9"] = Severity.HINT
     assert s.select == ["SL1"] and "SL9" not in dict(s.severity)
+
+
+def test_no_cache_folder_without_a_home(monkeypatch, tmp_path):
+    from servelint import rules
+
+    monkeypatch.delenv("SERVELINT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.chdir(tmp_path)
+    if sys.platform not in ("win32", "darwin"):
+        assert rules.cache_dir() is None
+        assert rules.write_cache("x.json", b"{}") is False
+        assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("SERVELINT_CACHE_DIR", str(tmp_path / "c"))
+    assert rules.write_cache("x.json", b"{}") is True
+    assert rules.read_cache("x.json") == b"{}"

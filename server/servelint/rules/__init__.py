@@ -651,6 +651,8 @@ def cache_dir() -> str | None:
         base = os.path.expanduser("~/Library/Caches")
     else:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    if not os.path.isabs(base):
+        return None  # no home folder to put it in: never a folder relative to the cwd
     return os.path.join(base, "servelint")
 
 
