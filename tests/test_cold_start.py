@@ -205,3 +205,38 @@ def test_no_cache_folder_without_a_home(monkeypatch, tmp_path):
     monkeypatch.setenv("SERVELINT_CACHE_DIR", str(tmp_path / "c"))
     assert rules.write_cache("x.json", b"{}") is True
     assert rules.read_cache("x.json") == b"{}"
+
+
+CHECK = r"""
+import sys
+from servelint.cli import main
+main(["check", "--isolated", "-q", sys.argv[1]])
+sys.stdout.flush()
+sys.stderr.write("YAML-IMPORTED=%s\n" % ("yaml" in sys.modules))
+"""
+
+
+def test_checking_a_shell_file_never_imports_yaml(tmp_path):
+    """The whole `servelint check` of a shell script, format detection included: the YAML
+    formats' modules import PyYAML only when they read YAML (servelint/lazy.py). Run
+    twice: the first run with an empty cache folder reads normalize.yaml to fill it."""
+    subprocess.run([sys.executable, "-c", CHECK, str(EXAMPLE)], env=_env(tmp_path),
+                   capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run([sys.executable, "-c", CHECK, str(EXAMPLE)], env=_env(tmp_path),
+                         capture_output=True, text=True, cwd=ROOT)
+    assert "SL013" in out.stdout  # it did lint the file
+    assert "YAML-IMPORTED=False" in out.stderr, out.stderr
+    yaml_file = ROOT / "examples" / "bad_compose.yaml"  # a YAML file does import it
+    out = subprocess.run([sys.executable, "-c", CHECK, str(yaml_file)], env=_env(tmp_path),
+                         capture_output=True, text=True, cwd=ROOT)
+    assert "error SL" in out.stdout and "YAML-IMPORTED=True" in out.stderr, out.stderr
+
+
+def test_the_lazy_module_forwards_and_imports_once():
+    from servelint.lazy import LazyModule
+    m = LazyModule("json")
+    assert "imported" not in repr(m)
+    assert m.dumps([1]) == "[1]"
+    assert "(imported)" in repr(m)
+    import json as real
+    assert m.loads is real.loads

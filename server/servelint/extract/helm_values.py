@@ -29,7 +29,12 @@ import re
 import stat
 from dataclasses import dataclass, field
 
-import yaml
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import yaml
+else:
+    from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.model import Edit, Finding, Host, LineIndex, Related, Span, Token
 
@@ -235,8 +240,8 @@ def _load(chart: str) -> Chart | None:
         with open(values, "rb") as fh:
             raw = fh.read(_MAX_BYTES + 1)
         text = raw.decode("utf-8", errors="replace")
-        from servelint.extract.yaml_host import LOADER
-        root = yaml.compose(text, Loader=LOADER) if "\0" not in text else None
+        from servelint.extract.yaml_host import loader
+        root = yaml.compose(text, Loader=loader()) if "\0" not in text else None
     except (OSError, yaml.YAMLError):
         text, root = "", None
     result = Chart(chart, ValuesFile(values, text, root)) if root is not None else None

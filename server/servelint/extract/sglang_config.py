@@ -23,7 +23,12 @@ import json
 import os
 import re
 
-import yaml
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import yaml
+else:
+    from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.catalog import Catalog
 from servelint.checks.bad_config_file import CHECK as BAD_CONFIG

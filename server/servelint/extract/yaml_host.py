@@ -9,17 +9,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import yaml
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import yaml
+else:
+    from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.extract.common import ReadOnlyHost
 from servelint.extract.shell import remove_words
 from servelint.model import Edit, LineIndex, Span, Token, write_all
 
-LOADER: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
-try:
-    LOADER = yaml.CSafeLoader
-except AttributeError:  # PyYAML without libyaml
-    LOADER = yaml.SafeLoader
+def loader() -> type[yaml.CSafeLoader] | type[yaml.SafeLoader]:
+    """libyaml's safe loader, or PyYAML's own where it is built without libyaml."""
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
 # --- writing YAML ---------------------------------------------------------------------------
@@ -30,7 +33,7 @@ _WORD_OK = re.compile(r"^[A-Za-z0-9_./=+@%-][A-Za-z0-9_./=+:@%-]*$")
 
 def _resolves_to_itself(value: str) -> bool:
     try:
-        return yaml.load(value, Loader=LOADER) == value
+        return yaml.load(value, Loader=loader()) == value
     except yaml.YAMLError:
         return False
 

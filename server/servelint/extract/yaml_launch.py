@@ -43,7 +43,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import yaml
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import yaml
+else:
+    from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.extract import yamlpos
 from servelint.extract.common import (ExtractResult, launch_from_tokens, script_launches,
@@ -52,7 +57,7 @@ from servelint.extract.shell import find_entry
 from servelint.extract import yaml_crds
 from servelint.extract.helm_values import Source, ValuesHost, chart_of
 from servelint.extract.yaml_compose import Word, compose_value, compose_words
-from servelint.extract.yaml_host import LOADER, FixedHost, Part, YamlHost
+from servelint.extract.yaml_host import FixedHost, Part, YamlHost, loader
 from servelint.extract.yaml_templates import Prepared, Sub, chunks, overlaps, prepare
 from servelint.lintcache import ShiftedHost, extract_memo, moved, shifted_launch
 from servelint.model import LINE_READS, EnvMap, Launch, LineIndex, Span, Token
@@ -163,7 +168,7 @@ def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
             roots.append(node)
 
     try:
-        for ev in yaml.parse(text, Loader=LOADER):
+        for ev in yaml.parse(text, Loader=loader()):
             if isinstance(ev, yaml.ScalarEvent):
                 node = Node("scalar", base + _at(ev.start_mark), base + _at(ev.end_mark),
                             ev.value, ev.style or "")

@@ -24,11 +24,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from yaml.scanner import Scanner
-
 BREAKS = "\r\n\x85\u2028\u2029"
-_ESCAPES = dict(Scanner.ESCAPE_REPLACEMENTS)
-_CODES = dict(Scanner.ESCAPE_CODES)
+_TABLES: list[dict] = []  # PyYAML's scanner's escape tables, read on first use
+
+
+def _escape_tables() -> tuple[dict, dict]:
+    """The double-quoted escapes as PyYAML's scanner reads them (`\\n`, `\\x41`), taken
+    from PyYAML itself the first time a quoted scalar with an escape is decoded."""
+    if not _TABLES:
+        from yaml.scanner import Scanner
+        _TABLES[:] = [dict(Scanner.ESCAPE_REPLACEMENTS), dict(Scanner.ESCAPE_CODES)]
+    return _TABLES[0], _TABLES[1]
 _HEX = set("0123456789abcdefABCDEF")
 
 
@@ -202,6 +208,7 @@ def _quoted(t: str, start: int, end: int) -> tuple[_Out, int]:
                 i += 1
             elif double and c == "\\":
                 c2 = _peek(t, i + 1)
+                _ESCAPES, _CODES = _escape_tables()
                 if c2 in _ESCAPES:
                     out.add(_ESCAPES[c2], i)
                     i += 2
