@@ -240,3 +240,35 @@ def test_the_lazy_module_forwards_and_imports_once():
     assert "(imported)" in repr(m)
     import json as real
     assert m.loads is real.loads
+
+
+def test_the_format_module_table_matches_the_modules():
+    from servelint.extract import MODULE_OF, formats
+    assert {f.name: f.detect.__module__.rsplit(".", 1)[-1] for f in formats()} == MODULE_OF
+
+
+NAMES = ["run.sh", "a/b/serve.bash", "x.zsh", "t.bats", "k.ksh", "RUN.SH", "Dockerfile.sh",
+         "dockerfile-cu12.sh", "containerfile.sh", "nb.ipynb", "nb.ipynb.sh", ".sh", "sh",
+         "run.sh.txt", "serve.yaml", "launch.json", "README.md", "x.py", "deploy/Dockerfile",
+         "C:\\work\\run.sh", "notes.txt", "run"]
+LANGS = [None, "", "plaintext", "shellscript", "bash", "yaml", "python", "dockerfile",
+         "markdown", "json"]
+
+
+def test_the_shell_shortcut_never_disagrees_with_the_formats():
+    """Where the name alone says shell, asking every format (in priority order, as without
+    the shortcut) says shell too, for every name, editor language and a few texts."""
+    from servelint.extract import formats, shell_by_name
+    texts = ["python3 -m sglang.launch_server --tp 2\n", "#!/bin/bash\nsglang serve --tp 2\n",
+             "FROM lmsysorg/sglang\nCMD python3 -m sglang.launch_server\n",
+             '{"cells": []}', "services:\n  a:\n    command: sglang serve\n"]
+    said = 0
+    for name in NAMES + [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.sh")]:
+        for lang in LANGS:
+            if not shell_by_name(name, lang):
+                continue
+            said += 1
+            for text in texts:
+                first = next((f.name for f in formats() if f.detect(name, lang, text)), None)
+                assert first == "shell", (name, lang, text, first)
+    assert said > 20

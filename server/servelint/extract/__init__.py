@@ -49,5 +49,45 @@ def formats() -> list[Format]:
     return _FORMATS
 
 
+# Which module holds each format, so that linting a file of a known format imports that
+# module only (tests/test_cold_start.py checks this table against the modules' FORMATs).
+MODULE_OF = {"shell": "shell", "yaml": "yaml_launch", "sglang-config": "sglang_config",
+             "dockerfile": "dockerfile", "launch-json": "launch_json", "markdown": "markdown",
+             "notebook": "notebook", "notebook-cell": "notebook_cell", "python": "python_launch"}
+_BY_NAME: dict[str, Format] = {}
+
+
 def by_name(name: str) -> Format | None:
-    return next((f for f in formats() if f.name == name), None)
+    got = _BY_NAME.get(name)
+    if got is not None:
+        return got
+    module = MODULE_OF.get(name)
+    if module is not None and _FORMATS is None:
+        try:
+            fmt = getattr(importlib.import_module(f"{__name__}.{module}"), "FORMAT", None)
+        except Exception:
+            logging.getLogger(__name__).exception("format module %s failed to load", module)
+            fmt = None
+        if isinstance(fmt, Format) and fmt.name == name:
+            _BY_NAME[name] = fmt
+            return fmt
+    found = next((f for f in formats() if f.name == name), None)
+    if found is not None:
+        _BY_NAME[name] = found
+    return found
+
+
+def shell_by_name(path: str | None, language_id: str | None) -> bool:
+    """Whether the file is certainly a shell script by its name alone, whatever the other
+    formats would say: a shell suffix, no Dockerfile-like or notebook name, and no other
+    language from the editor. Lets `servelint check run.sh` skip importing every other
+    format's module (the other formats' own detection never claims such a file:
+    tests/test_cold_start.py compares the two ways on many names)."""
+    if not path or language_id not in (None, "", "plaintext", "shellscript", "sh", "bash",
+                                       "zsh", "shell"):
+        return False
+    base = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if base.startswith(("dockerfile", "containerfile")) or ".ipynb" in base:
+        return False
+    dot = base.rfind(".")
+    return dot > 0 and base[dot:] in (".sh", ".bash", ".zsh", ".ksh")  # .bats: a Dockerfile may be sniffed
