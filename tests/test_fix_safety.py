@@ -184,3 +184,35 @@ def test_a_config_file_beyond_the_cap_is_not_read(tmp_path, capsys, monkeypatch)
     (tmp_path / "run.sh").write_text("python3 -m sglang.launch_server --config server.yaml\n")
     code, out, _ = check(capsys, "run.sh")
     assert "server.yaml has" in out and "more than the" in out and "not checked" in out
+
+
+def test_removing_an_unused_html_suppression_keeps_the_text_after_it(tmp_path, capsys,
+                                                                     monkeypatch):
+    """The comment only: Markdown after `<!-- ... -->` on its line stays (the whole line,
+    warning included, used to go); a comment alone on its line takes the line."""
+    monkeypatch.chdir(tmp_path)
+    text = ("# Deploy\n\n"
+            "<!-- servelint: disable-file=SL008 --> **Never run this on the production cluster.**\n"
+            "\n<!-- servelint: disable-file=SL007 -->\n\n"
+            "```sh\npython3 -m sglang.launch_server --model-path m --tp-size 2\n```\n")
+    (tmp_path / "d.md").write_text(text)
+    check(capsys, "--fix", "d.md")
+    assert (tmp_path / "d.md").read_text() == text.replace(
+        "<!-- servelint: disable-file=SL008 --> ", "").replace(
+        "<!-- servelint: disable-file=SL007 -->\n", "")
+
+
+def test_a_suppression_looking_line_inside_a_python_string_is_data(tmp_path, capsys,
+                                                                     monkeypatch):
+    """Not a suppression (it silences nothing and is never 'unused'), so no fix deletes it
+    and the docstring's closing quotes with it."""
+    monkeypatch.chdir(tmp_path)
+    text = ('"""Doc.\n# servelint: disable=SL004 -- data\n"""\nimport subprocess\n'
+            'subprocess.run(["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2"])\n')
+    (tmp_path / "l.py").write_text(text)
+    code, out, _ = check(capsys, "l.py")
+    assert "SL094" not in out and "SL004" in out  # reported: the line in the string silences nothing
+    check(capsys, "--fix", "l.py")
+    fixed = (tmp_path / "l.py").read_text()
+    assert fixed == text.replace('"--tp", "2"', '"--tp-size", "2"')
+    compile(fixed, "l.py", "exec")

@@ -159,12 +159,13 @@ class Suppressions:
         out: list[Directive] = []
         text, index = self.text, self.index
         seen: set[int] = set()
+        data = self._data_lines()
         pos = text.find(MARK)
         while pos != -1:
             line = index.line_of(pos)
             if line not in seen:
                 seen.add(line)
-                d = self._directive(line, pos)
+                d = None if line in data else self._directive(line, pos)
                 if d is not None:
                     out.append(d)
             pos = text.find(MARK, pos + len(MARK))
@@ -191,7 +192,8 @@ class Suppressions:
                           "line: write <!-- servelint: disable-file=CODE -- reason -->")
                 return None
             body_end = close
-        comment = Span(ls + cut, ls + len(self.line_text(line)))
+        # The comment only: an HTML comment can share its line with Markdown text after it.
+        comment = Span(ls + cut, body_end + 3 if kind.html else ls + len(self.line_text(line)))
         body = self.text[body_start:body_end]
         m = _BODY.match(body)
         if m is None or m.group(1).lower() not in KINDS or not m.group(2):
@@ -335,7 +337,7 @@ class Suppressions:
             move = self._move(d, launches[n])
             if move is not None:
                 fixes.append(move)
-            fixes.append(Fix("Remove the suppression comment", [Edit(self._whole_line(d.line), "")],
+            fixes.append(Fix("Remove the suppression comment", [Edit(self._removal(d), "")],
                              safe=False))
             return UNUSED_CHECK.finding(message, c.span, fixes=fixes, unnecessary=True)
         if keep:
@@ -346,7 +348,7 @@ class Suppressions:
                 cut = Span(c.span.start, d.codes[1].span.start)
             fix = Fix(f"Remove {c.written} from the suppression", [Edit(cut, "")], preferred=True)
         else:
-            fix = Fix("Remove the unused suppression comment", [Edit(self._whole_line(d.line), "")],
+            fix = Fix("Remove the unused suppression comment", [Edit(self._removal(d), "")],
                       preferred=True)
         return UNUSED_CHECK.finding(message, c.span, fixes=[fix], unnecessary=True)
 
@@ -405,7 +407,7 @@ class Suppressions:
         indent = _lead(self.line_text(line), kind)
         insert = Edit(Span(start, start), f"{indent}{comment}{self._newline(line)}")
         return Fix(f"Move this suppression above line {line + 1}",
-                   [Edit(self._whole_line(d.line), ""), insert], preferred=True, safe=False)
+                   [Edit(self._removal(d), ""), insert], preferred=True, safe=False)
 
     def _starting_in(self, target: int, launches: list[Launch]) -> list[int]:
         """Launches that start inside the construct that starts on line `target`, beyond
@@ -429,6 +431,35 @@ class Suppressions:
                 found = [n for n, l in enumerate(launches) if lo <= l.entry.span.start < hi]
         cache[target] = found
         return found
+
+    def _data_lines(self) -> set[int]:
+        """Lines a suppression-looking comment on which is data, not a comment: in Python,
+        the lines inside a string (a docstring, a triple-quoted script). Read with Python's
+        own tokenizer; a file it cannot read keeps every line."""
+        if self.fmt != "python":
+            return set()
+        import io
+        import tokenize
+        inside: set[int] = set()
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                    inside.update(range(tok.start[0], tok.end[0]))  # 1-based: the lines after the first
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return set()
+        return inside
+
+    def _removal(self, d: Directive) -> Span:
+        """What removing a suppression comment removes: its whole line when nothing else is
+        on it (but indentation or a block quote's `>`), else the comment and the spaces
+        after it only (Markdown text after `<!-- ... -->` stays)."""
+        start, end = self.index.line_start(d.line), self.index.line_end(d.line)
+        before = self.text[start:d.span.start]
+        after = self.text[d.span.end:end].rstrip("\r")
+        if not after.strip() and not before.strip(" \t>"):
+            return self._whole_line(d.line)
+        cut = d.span.end + (len(after) - len(after.lstrip(" \t")) if after.strip() else len(after))
+        return Span(d.span.start, cut)
 
     def _whole_line(self, line: int) -> Span:
         start = self.index.line_start(line)
