@@ -157,6 +157,7 @@ class _Doc:
         self._index: LineIndex | None = None
         self._assigns: dict[str, list[tuple[int, str]]] = {}
         self.scans: dict[str, _Scan] = {}
+        self._stages: list[int] | None = None
 
     def line(self, offset: int) -> int:
         if self._index is None:
@@ -171,6 +172,11 @@ class _Doc:
             found = self._assigns[name] = _assignments(self.text, name)
         i = bisect.bisect_left(found, (before, "")) - 1
         return (found[i][1], found[i][0]) if i >= 0 else None
+
+    def stages(self) -> list[int]:
+        if self._stages is None:
+            self._stages = _stage_starts(self.text)
+        return self._stages
 
     def scan(self, fmt: str) -> "_Scan":
         found = self.scans.get(fmt)
@@ -404,6 +410,22 @@ def _release(version: str | None) -> str | None:
     return None if version is None or version.startswith("0.0.") else version
 
 
+def _matches(pattern: re.Pattern, literal: str, text: str, low: str):
+    """`pattern.finditer(text)` for a pattern that starts with `literal` (lower case, matched
+    case-insensitively): in an ASCII text (where `low`, its lower case, has the same
+    offsets) the pattern is tried only where `low` holds the literal, which str.find finds
+    far faster than the regex engine scanning every offset."""
+    if not text.isascii():
+        yield from pattern.finditer(text)
+        return
+    i = low.find(literal)
+    while i != -1:
+        m = pattern.match(text, i)
+        if m is not None:
+            yield m
+        i = low.find(literal, m.end() if m is not None else i + 1)  # as finditer: no overlaps
+
+
 def _scan(doc: _Doc, fmt: str) -> _Scan:
     text = doc.text
     found_comments: list[list[tuple[int, int]]] = []
@@ -440,14 +462,16 @@ def _scan(doc: _Doc, fmt: str) -> _Scan:
             ranges.append(req)
 
     if "sglang" in low:
-        for m in _NAME.finditer(text):
+        for m in _matches(_NAME, "sglang", text, low):
             items, end = _spec_items(text, m.end())
             if items:
                 add(text[m.start():end], m.start(), end, items)
-        for m in _GIT_URL_REF.finditer(text):
+        for m in _matches(_GIT_URL_REF, "sgl-project/sglang", text, low):
             v = _ref_version(m.group(1))
             if v is not None and not commented(m.start()):
                 exact.append(_Req(m.group(0), v, (), m.start(), m.end()))
+    if "sglang" in low and (not text.isascii() or "sgl-project/sglang" in low):
+        # (every clone read below names sgl-project/sglang on its line)
         logical = text.replace("\\\r\n", "   ").replace("\\\n", "  ")
         for m in _GIT_CLONE.finditer(logical):
             line = m.group(0)
@@ -843,21 +867,31 @@ def _display(file: str, path: str | None) -> str:
     return file
 
 
-def _stage_pin(text: str, launch: Launch, exact: list[_Req]) -> _Req | None:
+_FROM = re.compile(r"^[ \t]*FROM[ \t]", re.M | re.I)
+
+
+def _stage_starts(text: str) -> list[int]:
+    """The offsets of a Dockerfile's `FROM` lines (the starts of its stages), in order."""
+    return [m.start() for m in _FROM.finditer(text)]
+
+
+def _stage_pin(doc: _Doc, launch: Launch, exact: list[_Req]) -> _Req | None:
     """In a Dockerfile: an exact pin installed in the launch's own stage (between its `FROM`
-    and the next), which replaces the SGLang of the base image."""
-    starts = [m.start() for m in re.finditer(r"^[ \t]*FROM[ \t]", text, re.M | re.I)]
-    before = [s for s in starts if s <= launch.span.start]
-    if not before or launch.image is None:
+    and the next), which replaces the SGLang of the base image. The stages are found once
+    per document text (`_Doc.stages`); each launch then bisects them."""
+    text = doc.text
+    starts = doc.stages()
+    k = bisect.bisect_right(starts, launch.span.start)
+    if not k or launch.image is None:
         return None
-    stage_start = before[-1]
-    after = [s for s in starts if s > stage_start]
-    stage_end = after[0] if after else len(text)
+    stage_start = starts[k - 1]
+    stage_end = starts[k] if k < len(starts) else len(text)
     from_end = text.find("\n", stage_start)
     if not stage_start <= launch.image[1].start <= (len(text) if from_end == -1 else from_end):
         return None  # the image is not this stage's FROM (a `docker run` inside a RUN)
-    inside = [r for r in exact if stage_start <= r.start < stage_end]
-    return _nearest(inside, launch.span.start)
+    lo = bisect.bisect_left(exact, stage_start, key=lambda r: r.start)
+    hi = bisect.bisect_left(exact, stage_end, key=lambda r: r.start)
+    return _nearest(exact[lo:hi], launch.span.start)
 
 
 def detect_release(text: str, fmt: str, launch: Launch, path: str | None,
@@ -878,7 +912,7 @@ def detect_release(text: str, fmt: str, launch: Launch, path: str | None,
             if notes:
                 where += f", {ref} with " + " and ".join(notes)
             if fmt == "dockerfile":
-                pin = _stage_pin(text, launch, doc.scan(fmt).exact)
+                pin = _stage_pin(doc, launch, doc.scan(fmt).exact)
                 if pin is not None:
                     return ReleaseHint(pin.exact, "pin",
                                        f"{pin.written} on line {doc.line(pin.start)}, "
