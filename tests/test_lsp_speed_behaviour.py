@@ -145,8 +145,11 @@ async def test_opening_a_file_lints_it_once_while_settings_arrive(client: Langua
     b = (tmp_path / "b.sh").as_uri()
     did_open(client, b, LAUNCH)
     await diagnostics_until(client, b, lambda codes: codes == ["SL002", "SL007"])
-    # The fast start linted a (lint 0); the server published that result (reused).
-    assert [kind for _, kind, _, _ in lints(client, a)] == ["started", "finished", "reused"]
+    # Linted once: by the fast start (lint 0), whose result the server then published
+    # (reused), or, when the open reached the server after the fast start had handed over
+    # (a loaded machine), by the server alone.
+    assert [kind for _, kind, _, _ in lints(client, a)] in (["started", "finished", "reused"],
+                                                           ["started", "finished"])
     assert [kind for _, kind, _, _ in lints(client, b)] == ["started", "finished"]
 
     # The same settings again (editors send didChangeConfiguration at start-up): no lint.

@@ -511,11 +511,9 @@ def cmd_lsp(args) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     if args.no_fast_start:
         from servelint.lsp.server import run_stdio
-        run_stdio()
-    else:
-        from servelint.lsp.bootstrap import run
-        run()
-    return 0
+        return run_stdio()
+    from servelint.lsp.bootstrap import run
+    return run()  # 1 when the client sent exit without shutdown (the specification's code)
 
 
 class VersionAction(argparse.Action):

@@ -158,7 +158,7 @@ class DropReply:
         self.stream.close()
 
 
-def run() -> None:
+def run() -> int:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     consumed = bytearray()
     init_id = None
@@ -182,7 +182,7 @@ def run() -> None:
     except Exception:  # the pygls server takes over whatever happened
         pass
     from servelint.lsp.server import run_stdio
-    run_stdio(ReplayIn(bytes(consumed), stdin), DropReply(stdout, init_id, SENT))
+    return run_stdio(ReplayIn(bytes(consumed), stdin), DropReply(stdout, init_id, SENT))
 
 
 def pack_problem_messages(problems) -> tuple[list[str], str]:

@@ -90,6 +90,19 @@ class ServelintProtocol(LanguageServerProtocol):
             del self._request_futures[msg_id]
         callback(future)
 
+    def handle_message(self, message):
+        """After `shutdown`, pygls drops every message but `exit` without a word; the
+        specification wants a request answered with InvalidRequest, so a client waiting for
+        it does not wait forever."""
+        method = getattr(message, "method", None)
+        if (self._shutdown and method is not None and method != lsp.EXIT
+                and getattr(message, "id", None) is not None):
+            self._send_response(message.id, error=lsp.ResponseError(
+                code=lsp.ErrorCodes.InvalidRequest,
+                message=f"the server is shutting down: {method} is not answered; send exit"))
+            return None
+        return super().handle_message(message)
+
 
 class ServelintServer(LanguageServer):
     def __init__(self):
@@ -834,7 +847,7 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
     return actions or None
 
 
-def run_stdio(stdin=None, stdout=None) -> None:
+def run_stdio(stdin=None, stdout=None) -> int:
     logging.basicConfig(level=logging.WARNING)  # a no-op when `servelint lsp` set the level
     # The lint thread holds the GIL while it works; a short switch interval lets the
     # thread reading stdin and the event loop see new changes while a long lint runs.
@@ -844,6 +857,18 @@ def run_stdio(stdin=None, stdout=None) -> None:
     # script and took 40% of it. docs/architecture.md, "The server under load".
     gc.set_threshold(*GC_THRESHOLDS)
     server.start_io(stdin, stdout)
+    return EXIT_CODE[0]
+
+
+# The process's exit code, as the specification says: 0 after `shutdown` then `exit`, 1 for an
+# `exit` without `shutdown` (pygls works it out, but its sys.exit inside the event loop does not
+# reach the process).
+EXIT_CODE = [0]
+
+
+@server.feature(lsp.EXIT)
+def on_exit(ls: ServelintServer, *args) -> None:
+    EXIT_CODE[0] = 0 if ls.protocol._shutdown else 1
 
 
 __all__ = ["server", "run_stdio"]
