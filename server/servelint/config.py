@@ -213,19 +213,31 @@ class SettingsProblem(ProjectConfig):
         return "; ".join(self.problems)
 
 
+CONFIG_MAX_BYTES = 1024 * 1024  # a project configuration is a few lines; a pyproject.toml less than this
+
+
 def parse_file(path: str, explicit: bool = False) -> ProjectConfig | None:
     """The configuration in `path`; None for a pyproject.toml without [tool.servelint]
     (unless `explicit`: a file named by --config is always a configuration)."""
     path = os.path.abspath(path)
     is_pyproject = os.path.basename(path) == PYPROJECT
+    from servelint.files import NotRegular, TooLarge, read_bytes
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_bytes(path, CONFIG_MAX_BYTES)
+    except TooLarge as exc:
+        return ProjectConfig(path, problems=[
+            f"the file has {exc.args[0]:,} bytes or more, more than the {CONFIG_MAX_BYTES:,} "
+            "servelint reads in a configuration file: not read"])
+    except NotRegular:
+        return ProjectConfig(path, problems=["not a regular file (a FIFO, device or socket): "
+                                             "not read"])
     except OSError as exc:
         return ProjectConfig(path, problems=[f"cannot read the file: {exc.strerror or exc}"])
     tomllib = _toml()
     try:
         doc = tomllib.loads(data.decode("utf-8"))
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        return ProjectConfig(path, problems=["invalid TOML: values nested too deeply to read"])
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         if is_pyproject and not explicit and b"tool.servelint" not in data \
                 and not re.search(rb"\[\s*tool\s*\.\s*servelint", data):

@@ -497,6 +497,24 @@ def read_text(path: str, explicit: bool, max_bytes: int,
     return data.decode("utf-8", errors="replace")
 
 
+def read_bytes(path: str, max_bytes: int) -> bytes:
+    """A regular file's bytes, at most `max_bytes` (TooLarge beyond), for the files
+    servelint reads besides the linted ones (project configuration): NotRegular for a FIFO,
+    device or socket, never opened in a way that can block."""
+    import stat
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegular(path)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise NotRegular(path)
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise TooLarge(len(data))
+    return data
+
+
 class NotRegular(OSError):
     """Not a regular file (a FIFO, a device, a socket): servelint does not read it. An
     OSError, so that a caller that skips unreadable files skips these too."""

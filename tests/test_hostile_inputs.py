@@ -1,0 +1,49 @@
+"""Project files that would crash or block servelint give one clear message instead
+(issue 17, point 5): a configuration nested too deeply for Python's TOML reader, one that is
+a FIFO, one beyond the size cap. The command line says so and lints with the defaults; the
+language server gets the same ProjectConfig problem from config.parse_file."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from servelint import config
+
+LAUNCH = "python3 -m sglang.launch_server --model-path m --tp_size 2\n"
+
+
+def check(folder):
+    return subprocess.run([sys.executable, "-m", "servelint", "check", "."], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_configuration_nested_too_deeply_is_one_message(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.servelint]\nignore = " + "[" * 50000 + "]" * 50000 + "\n")
+    (tmp_path / "run.sh").write_text(LAUNCH)
+    got = config.parse_file(str(tmp_path / "pyproject.toml"))
+    assert got is not None and got.problems == ["invalid TOML: values nested too deeply to read"]
+    proc = check(tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
+    assert "nested too deeply" in proc.stderr
+    assert "SL002" in proc.stdout  # and the launch is still linted, with the defaults
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_configuration_that_is_a_fifo_is_not_opened(tmp_path):
+    os.mkfifo(tmp_path / ".servelint.toml")
+    (tmp_path / "run.sh").write_text(LAUNCH)
+    proc = check(tmp_path)  # a timeout here (120 s) is the regression: it used to block
+    assert proc.returncode == 2
+    assert ".servelint.toml: invalid servelint configuration: not a regular file" in proc.stderr
+    assert "SL002" in proc.stdout
+
+
+def test_a_configuration_beyond_the_cap_is_not_read(tmp_path):
+    with open(tmp_path / ".servelint.toml", "w") as fh:
+        fh.write("ignore = []\n" + "# filler\n" * (config.CONFIG_MAX_BYTES // 9 + 10))
+    got = config.parse_file(str(tmp_path / ".servelint.toml"))
+    assert got is not None and len(got.problems) == 1 and "not read" in got.problems[0]
