@@ -93,3 +93,11 @@ def test_matches_starts_only_at_the_literal():
         for m in pattern.finditer(f"a {literal.upper()}==0.4.6@v1 {literal}==1@v2"):
             assert m.group(0).lower().startswith(literal)
     assert re.search(r"\(\?<!", _NAME.pattern)  # the lookbehind still applies at the match
+
+
+def test_each_image_read_once_per_lint(monkeypatch):
+    reads = _counting(monkeypatch, "parse_image")
+    result = engine.lint(_dockerfile(300), "Dockerfile")
+    assert len(result.releases) == 300
+    assert reads[0] == 3  # three distinct base images among 300 stages
+    assert {r.declared for r in result.releases if r.source == "image"} == {"0.4.6", "0.4.7", "0.4.8"}

@@ -906,7 +906,15 @@ def detect_release(text: str, fmt: str, launch: Launch, path: str | None,
     if launch.image is not None:
         ref, span = launch.image
         resolved, notes = _substitute(ref.strip().strip("'\""), doc, launch.span.start)
-        release = parse_image(resolved) if resolved else None
+        release = None
+        if resolved:  # the launches of a document mostly share a few images: read each once
+            image_key = ("image", resolved)
+            if memo is not None and image_key in memo:
+                release = memo[image_key]
+            else:
+                release = parse_image(resolved)
+                if memo is not None:
+                    memo[image_key] = release
         if release is not None:
             where = f"line {doc.line(span.start)}"
             if notes:
