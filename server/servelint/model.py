@@ -7,6 +7,7 @@ lines and UTF-16 columns happens once, at the edge, through `LineIndex`.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Callable, Iterable, Protocol
@@ -204,6 +205,9 @@ class EnvMap(dict):
 LINE_READS = [0]
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 class LineIndex:
     """Maps string offsets to (line, UTF-16 column) and back."""
 
@@ -215,7 +219,15 @@ class LineIndex:
         while pos != -1:
             starts.append(pos + 1)
             pos = find("\n", pos + 1)
-        self.starts = starts
+        self.starts = starts  # the lines the formats read (a shell ends a line at \n only)
+        # Positions (LSP, and the command line's line:col) count lines as editors do: ended
+        # by \n, \r\n or a lone \r, nothing else (not a form feed, NEL or U+2028, which
+        # Python's splitlines would also take).
+        self.lsp_starts = starts
+        if "\r" in text:
+            lone = [m.end() for m in _LONE_CR.finditer(text)]
+            if lone:
+                self.lsp_starts = sorted(starts + lone)
         self.ascii = text.isascii()
 
     def line_of(self, offset: int) -> int:
@@ -232,19 +244,25 @@ class LineIndex:
         return len(self.text)
 
     def position(self, offset: int) -> tuple[int, int]:
+        """The LSP position of an offset: line (as editors count lines) and UTF-16 column."""
         offset = max(0, min(offset, len(self.text)))
-        line = self.line_of(offset)
-        start = self.starts[line]
+        if self.lsp_starts is self.starts:
+            line = self.line_of(offset)
+        else:
+            line = bisect.bisect_right(self.lsp_starts, offset) - 1
+        start = self.lsp_starts[line]
         if self.ascii:
             return line, offset - start
         segment = self.text[start:offset]
         return line, len(segment.encode("utf-16-le")) // 2
 
     def offset(self, line: int, character: int) -> int:
-        if line >= len(self.starts):
+        """The offset of an LSP position (clamped to its line's end)."""
+        starts = self.lsp_starts
+        if line >= len(starts):
             return len(self.text)
-        start = self.starts[line]
-        end = self.line_end(line)
+        start = starts[line]
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.text)
         if self.ascii:
             return min(start + character, end)
         units = 0

@@ -19,6 +19,7 @@ import asyncio
 import gc
 import logging
 import os
+import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,7 @@ from typing import Mapping
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.workspace.text_document import TextDocument
 
 from servelint import __version__
 from servelint import config, serialize
@@ -73,6 +75,20 @@ class DocState:
     settings: Settings | None = None  # what the published result was linted with
     cache: LintCache | None = None  # the document's engine LintCache
     lints: int = 0  # lints started (the trace numbers them)
+
+
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _lsp_lines(self) -> tuple[str, ...]:
+    """A document's lines as the protocol counts them: ended by \n, \r\n or \r only.
+    pygls 2.1.1 splits with str.splitlines, which also ends a line at a form feed, NEL,
+    U+2028 and others, so an editor's edit below such a character landed on the wrong line
+    (fix-all turned `services:` into `services:-`)."""
+    return tuple(m.group() for m in _LSP_LINE.finditer(self.source))
+
+
+TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignment]
 
 
 class ServelintProtocol(LanguageServerProtocol):
