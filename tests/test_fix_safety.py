@@ -216,3 +216,23 @@ def test_a_suppression_looking_line_inside_a_python_string_is_data(tmp_path, cap
     fixed = (tmp_path / "l.py").read_text()
     assert fixed == text.replace('"--tp", "2"', '"--tp-size", "2"')
     compile(fixed, "l.py", "exec")
+
+
+def test_a_suppression_looking_line_inside_a_heredoc_is_data(tmp_path, capsys, monkeypatch):
+    """A here-document's text is data for the command that reads it: a `# servelint:` line
+    there silences nothing and no fix removes it; a real comment after it still works."""
+    monkeypatch.chdir(tmp_path)
+    text = ("#!/bin/bash\n"
+            "cat > notes.txt <<EOF\n# servelint: disable=SL004 -- text written to a file\nEOF\n"
+            "python3 -m sglang.launch_server --model-path m --tp 2\n"
+            "cat <<-'END'\n\t# servelint: disable-file=SL004 -- data\n\tEND\n"
+            "cat <<<'# servelint: disable-file=SL004 -- a here-string, one line'\n"
+            "# servelint: disable=SL004 -- a real one\n"
+            "python3 -m sglang.launch_server --model-path m --tp 2\n")
+    (tmp_path / "run.sh").write_text(text)
+    code, out, _ = check(capsys, "run.sh")
+    assert [line.split()[2] for line in out.splitlines()] == ["SL004"]
+    assert out.startswith("run.sh:5:")
+    check(capsys, "--fix", "run.sh")
+    assert (tmp_path / "run.sh").read_text() == text.replace(
+        "--model-path m --tp 2\ncat <<-", "--model-path m --tp-size 2\ncat <<-")

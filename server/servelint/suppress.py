@@ -436,6 +436,8 @@ class Suppressions:
         """Lines a suppression-looking comment on which is data, not a comment: in Python,
         the lines inside a string (a docstring, a triple-quoted script). Read with Python's
         own tokenizer; a file it cannot read keeps every line."""
+        if self.fmt == "shell":
+            return _heredoc_lines(self.text, self.index)
         if self.fmt != "python":
             return set()
         import io
@@ -562,6 +564,36 @@ class Suppressions:
     def _newline(self, line: int) -> str:
         end = self.index.line_end(min(line, len(self.index.starts) - 1))
         return "\r\n" if end > 0 and self.text[end - 1:end] == "\r" else "\n"
+
+
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))")
+
+
+def _heredoc_lines(text: str, index: LineIndex) -> set[int]:
+    """The lines of a shell script's here-documents (`cat <<EOF` ... `EOF`): their text is
+    data for the command that reads it, so a `# servelint:` line there is no suppression.
+    `<<-` strips leading tabs from the closing word; `<<<` (a here-string) opens none."""
+    if "<<" not in text:
+        return set()
+    out: set[int] = set()
+    line, n = 0, len(index.starts)
+    while line < n:
+        raw = text[index.line_start(line):index.line_end(line)].rstrip("\r")
+        opened = [(m.group(1) == "-", m.group(2) or m.group(3) or m.group(4))
+                  for m in _HEREDOC.finditer(raw)
+                  if raw[max(0, m.start() - 1):m.start()] != "<" and raw[m.end(0) - 1:m.end(0)]]
+        opened = [(strip, word) for strip, word in opened
+                  if not raw.lstrip().startswith("#")]
+        line += 1
+        for strip, word in opened:  # bodies follow one after another, in order
+            while line < n:
+                body = text[index.line_start(line):index.line_end(line)].rstrip("\r")
+                if (body.lstrip("\t") if strip else body) == word:
+                    line += 1
+                    break
+                out.add(line)
+                line += 1
+    return out
 
 
 def _hits(codes: dict[str, list[Code]], code: str) -> list[Code]:
