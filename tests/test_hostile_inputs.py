@@ -47,3 +47,26 @@ def test_a_configuration_beyond_the_cap_is_not_read(tmp_path):
         fh.write("ignore = []\n" + "# filler\n" * (config.CONFIG_MAX_BYTES // 9 + 10))
     got = config.parse_file(str(tmp_path / ".servelint.toml"))
     assert got is not None and len(got.problems) == 1 and "not read" in got.problems[0]
+
+
+def test_unclosed_dollar_braces_cost_linear_time():
+    """tree-sitter-bash parses unclosed `${` in quadratic time (128 KB took 26 s); servelint
+    reads such a text's `${` as `$_`, so doubling the input about doubles the time. Wide
+    margins (a quadratic parse would be 4x per doubling, 64x over three); times, not asserted
+    in absolute terms; the launch is still linted."""
+    import time
+    from servelint.engine import lint
+
+    def took(n: int) -> float:
+        text = "python3 -m sglang.launch_server --tp_size 2 " + "${" * n + "\n"
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            result = lint(text, path="x.sh")
+            best = min(best, time.perf_counter() - start)
+        assert "SL002" in [f.code for f in result.findings]
+        return best
+
+    took(1000)  # warm up
+    small, large = took(8000), took(64000)
+    assert large < small * 24, (small, large)

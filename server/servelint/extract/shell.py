@@ -177,11 +177,19 @@ def _mask_placeholders(text: str, data: bytes) -> tuple[bytes, list[tuple[int, i
     return bytes(buf), found
 
 
+UNCLOSED_LIMIT = 256  # more unclosed `${` than this: not a script, a parser's worst case
+
+
 def parse_shell(text: str, data: bytes) -> tuple[tree_sitter.Tree, list[tuple[int, int]]]:
     """Parse `text` (its UTF-8 `data`), with placeholders masked and, when the tree has
     errors, literal `$` signs masked; returns the tree and the placeholders' offsets."""
     parser = _parser()
     masked, holders = _mask_placeholders(text, data)
+    if masked.count(b"${") - masked.count(b"}") > UNCLOSED_LIMIT:
+        # tree-sitter-bash takes time quadratic in the number of unclosed `${` (128 KB of
+        # them: 26 s); such a text is no script anyone runs, so its `${` are read as `$_`
+        # (same length, the words keep their places) and the parse stays linear.
+        masked = masked.replace(b"${", b"$_")
     tree = parser.parse(masked)
     if tree.root_node.has_error and b"$" in masked:
         again = _mask_literal_dollars(masked)
