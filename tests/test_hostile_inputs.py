@@ -70,3 +70,25 @@ def test_unclosed_dollar_braces_cost_linear_time():
     took(1000)  # warm up
     small, large = took(8000), took(64000)
     assert large < small * 24, (small, large)
+
+
+def test_a_long_run_of_suppression_lines_costs_linear_time():
+    """Each `disable` comment looked down past every comment below it: 4,000 in a row took
+    10 s. Wide margins, as above: 8x the lines may cost at most 24x the time."""
+    import time
+    from servelint.engine import lint
+
+    def took(n: int) -> float:
+        text = ("#!/bin/bash\n" + "# servelint: disable=SL004 -- x\n" * n
+                + "python3 -m sglang.launch_server --tp 2\n")
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            result = lint(text, path="x.sh")
+            best = min(best, time.perf_counter() - start)
+        assert "SL004" not in [f.code for f in result.findings]  # still silenced
+        return best
+
+    took(100)
+    small, large = took(500), took(4000)
+    assert large < small * 24, (small, large)
