@@ -49,22 +49,26 @@ def test_a_configuration_beyond_the_cap_is_not_read(tmp_path):
     assert got is not None and len(got.problems) == 1 and "not read" in got.problems[0]
 
 
+def lint_time(text: str) -> tuple[list[str], float]:
+    """The codes a shell script's lint reports, and its best time of three runs."""
+    import time
+    from servelint.engine import lint
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        result = lint(text, path="x.sh")
+        best = min(best, time.perf_counter() - start)
+    return [f.code for f in result.findings], best
+
+
 def test_unclosed_dollar_braces_cost_linear_time():
     """tree-sitter-bash parses unclosed `${` in quadratic time (128 KB took 26 s); servelint
     reads such a text's `${` as `$_`, so doubling the input about doubles the time. Wide
     margins (a quadratic parse would be 4x per doubling, 64x over three); times, not asserted
     in absolute terms; the launch is still linted."""
-    import time
-    from servelint.engine import lint
-
     def took(n: int) -> float:
-        text = "python3 -m sglang.launch_server --tp_size 2 " + "${" * n + "\n"
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            result = lint(text, path="x.sh")
-            best = min(best, time.perf_counter() - start)
-        assert "SL002" in [f.code for f in result.findings]
+        codes, best = lint_time("python3 -m sglang.launch_server --tp_size 2 " + "${" * n + "\n")
+        assert "SL002" in codes
         return best
 
     took(1000)  # warm up
@@ -75,18 +79,10 @@ def test_unclosed_dollar_braces_cost_linear_time():
 def test_a_long_run_of_suppression_lines_costs_linear_time():
     """Each `disable` comment looked down past every comment below it: 4,000 in a row took
     10 s. Wide margins, as above: 8x the lines may cost at most 24x the time."""
-    import time
-    from servelint.engine import lint
-
     def took(n: int) -> float:
-        text = ("#!/bin/bash\n" + "# servelint: disable=SL004 -- x\n" * n
-                + "python3 -m sglang.launch_server --tp 2\n")
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            result = lint(text, path="x.sh")
-            best = min(best, time.perf_counter() - start)
-        assert "SL004" not in [f.code for f in result.findings]  # still silenced
+        codes, best = lint_time("#!/bin/bash\n" + "# servelint: disable=SL004 -- x\n" * n
+                                + "python3 -m sglang.launch_server --tp 2\n")
+        assert "SL004" not in codes  # still silenced
         return best
 
     took(100)

@@ -593,11 +593,9 @@ def _heredoc_lines(text: str, index: LineIndex) -> set[int]:
     line, n = 0, len(index.starts)
     while line < n:
         raw = text[index.line_start(line):index.line_end(line)].rstrip("\r")
-        opened = [(m.group(1) == "-", m.group(2) or m.group(3) or m.group(4))
-                  for m in _HEREDOC.finditer(raw)
-                  if raw[max(0, m.start() - 1):m.start()] != "<" and raw[m.end(0) - 1:m.end(0)]]
-        opened = [(strip, word) for strip, word in opened
-                  if not raw.lstrip().startswith("#")]
+        opened = [] if raw.lstrip().startswith("#") else [
+            (m.group(1) == "-", m.group(2) or m.group(3) or m.group(4))
+            for m in _HEREDOC.finditer(raw) if raw[max(0, m.start() - 1):m.start()] != "<"]
         line += 1
         for strip, word in opened:  # bodies follow one after another, in order
             while line < n:
