@@ -167,6 +167,26 @@ async def test_opening_a_file_lints_it_once_while_settings_arrive(client: Langua
     assert (started(client, a), started(client, b), started(client, c)) == (2, 2, 2)
 
 
+async def test_the_same_settings_during_a_lint_do_not_restart_it(client: LanguageClient, tmp_path):
+    """Settings that arrive again while a document's first lint is still running (its
+    result not yet published) leave that lint alone: it already uses them."""
+    await start(client, tmp_path, pull=True, settings={})
+    first = (tmp_path / "first.sh").as_uri()  # taken by the fast start
+    did_open(client, first, LAUNCH)
+    await diagnostics_until(client, first, lambda codes: codes == ["SL002", "SL007"])
+    uri = (tmp_path / "big.sh").as_uri()
+    did_open(client, uri, script_20k())
+    await traces_until(client, lambda: started(client, uri) == 1)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await diagnostics_until(client, uri, lambda codes: "SL007" in codes, timeout=60)
+    # Once a document opened after it is linted, the server has acted on the answer to
+    # the pull that didChangeConfiguration started.
+    other = (tmp_path / "other.sh").as_uri()
+    did_open(client, other, LAUNCH)
+    await diagnostics_until(client, other, lambda codes: codes == ["SL002", "SL007"])
+    assert [kind for _, kind, _, _ in lints(client, uri)] == ["started", "finished"]
+
+
 async def test_settings_that_differ_from_the_fast_start_lint_once_more(client: LanguageClient, tmp_path):
     """The fast start lints with initializationOptions only; the pulled settings differ,
     so the server lints once with them (the answer arriving meanwhile restarts nothing)."""

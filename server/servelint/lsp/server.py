@@ -72,7 +72,9 @@ class DocState:
     fix_all: tuple | None = None  # ((version, text), the fix-all edit or None)
     # Bumped by every change: a lint started at another generation is stale and stops.
     generation: int = 0
-    settings: Settings | None = None  # what the published result was linted with
+    # The settings of the newest lint started (published or still running): new settings
+    # equal to these need no lint.
+    settings: Settings | None = None
     cache: LintCache | None = None  # the document's engine LintCache
     lints: int = 0  # lints started (the trace numbers them)
 
@@ -304,6 +306,7 @@ class ServelintServer(LanguageServer):
             except Exception:
                 return
             settings = self.settings_for(uri)
+            state.settings = settings
             generation = state.generation
             if state.cache is None:
                 state.cache = LintCache()
@@ -341,7 +344,6 @@ class ServelintServer(LanguageServer):
             if current.version != version or current.source != text:
                 state.dirty = True
                 continue
-            state.settings = settings
             self.publish(uri, version, result, state)
 
     def trace(self, message: str) -> None:
@@ -385,11 +387,13 @@ class ServelintServer(LanguageServer):
 
     def relint_all(self, settings_changed: bool = False) -> None:
         """Lint every open document again; `settings_changed`: only those whose
-        settings differ from the ones their published result was linted with (the
-        editor often sends the same settings again)."""
+        settings differ from the ones their newest lint (published or still running) used,
+        and not those whose lint is still to start (it reads the settings when it does):
+        the editor often sends the same settings again, and a lint in progress with them
+        must not be run twice."""
         for uri, state in list(self.docs.items()):
-            if (settings_changed and state.result is not None and state.settings is not None
-                    and state.settings == self.settings_for(uri)):
+            if settings_changed and (state.dirty or (
+                    state.settings is not None and state.settings == self.settings_for(uri))):
                 continue
             self.schedule(uri, immediate=True)
 
