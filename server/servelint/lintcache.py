@@ -165,7 +165,11 @@ def _sp(s: Span, d: int) -> Span:
 
 
 def moved(f: Finding, d: int, launch_index: int | None = None) -> Finding:
-    """A new finding (nothing shared with `f` that a later pass mutates), offsets + d."""
+    """A new finding (nothing shared with `f` that a later pass mutates), offsets + d. The
+    copy shares `f`'s JSON holder (serialize.diagnostics_json): moved where its lines are
+    the same, it is not serialized again."""
+    if f.serial is None:
+        f.serial = [None, None]
     return Finding(
         f.code, f.severity, f.message, _sp(f.span, d),
         [Related(_sp(r.span, d) if r.path is None else r.span, r.message, r.path, r.mark,
@@ -173,7 +177,7 @@ def moved(f: Finding, d: int, launch_index: int | None = None) -> Finding:
         [Fix(x.title, [Edit(_sp(e.span, d), e.new_text) for e in x.edits], x.preferred, x.safe)
          for x in f.fixes],
         f.deprecated, f.unnecessary, f.launch_index if launch_index is None else launch_index,
-        f.sglang)
+        f.sglang, f.serial)
 
 
 # The memory an extractor may keep between lints of one document (set by the engine while

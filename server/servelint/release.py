@@ -191,7 +191,12 @@ _DOCS: dict[tuple[int, int], _Doc] = {}
 def _doc(text: str) -> _Doc:
     key = (len(text), hash(text))
     doc = _DOCS.get(key)
-    if doc is None or not (doc.text is text or doc.text == text):
+    if doc is not None and doc.text is not text:
+        if doc.text == text:
+            doc.text = text  # the next launch of this text is found by identity
+        else:
+            doc = None
+    if doc is None:
         if len(_DOCS) >= 8:
             _DOCS.clear()
         doc = _DOCS[key] = _Doc(text)

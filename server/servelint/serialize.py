@@ -10,6 +10,7 @@ No lsprotocol import, so it costs nothing at start-up.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,6 +136,50 @@ def result_diagnostics(result: LintResult, uri: str, version: int | None) -> lis
     return [d for f in result.findings
             for d in finding_diagnostics(f, index, uri, version, result.rules,
                                          release_of(result, f))]
+
+
+_VERSION_MARK = "\x00servelint:version\x00"  # stands for the version in a kept fragment
+_MARK_JSON = json.dumps(_VERSION_MARK)
+
+
+def diagnostics_json(result: LintResult, uri: str, version: int | None) -> str:
+    """`json.dumps(result_diagnostics(result, uri, version))`, compact, made from each
+    finding's kept fragment where it is still right.
+
+    A finding the engine's cache re-used (lintcache.moved, or a launch the edit did not
+    touch) shares a holder with the copy it came from. Its text around it is the same
+    (the cache key holds it), so where its start has the same LSP position, the same
+    release and the same rules, its diagnostics are the same JSON but for the document
+    version, which is spliced in: an edit serializes only the findings it changed (a
+    2,222-launch script's 556 diagnostics took 27 ms to build and 15 ms to encode)."""
+    if not result.findings:
+        return "[]"
+    index = result.index
+    rules = result.rules
+    releases = result.releases
+    upgrades = {id(u) for u in result.upgrades}
+    ver = json.dumps(version)
+    out: list[str] = []
+    for f in result.findings:
+        holder = f.serial
+        release = (releases[f.launch_index] if f.launch_index is not None
+                   and f.launch_index < len(releases) else None)
+        key = None
+        if holder is not None and id(f) not in upgrades:
+            key = (uri, index.position(f.span.start), release, rules)
+            was = holder[0]
+            if was is not None and was[3] is rules and was[1] == key[1] and was[0] == uri \
+                    and was[2] == release:
+                out.append(ver.join(holder[1]))
+                continue
+        made = json.dumps(finding_diagnostics(f, index, uri, _VERSION_MARK, rules,  # type: ignore[arg-type]
+                                              release_of(result, f)),
+                          separators=(",", ":"))[1:-1]
+        pieces = made.split(_MARK_JSON)
+        if key is not None and holder is not None:
+            holder[0], holder[1] = key, pieces
+        out.append(ver.join(pieces))
+    return "[" + ",".join(out) + "]"
 
 
 def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> dict:

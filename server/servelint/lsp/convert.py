@@ -4,6 +4,9 @@ diagnostic, as plain dicts; nothing here builds one of its own)."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import json
 from functools import lru_cache
 
 from lsprotocol import types as lsp
@@ -43,6 +46,24 @@ def send_diagnostics(server, uri: str, version: int | None, diagnostics: list[di
     from pygls.protocol.json_rpc import JsonRPCNotification
     server.protocol._send_data(JsonRPCNotification(
         method=PUBLISH_DIAGNOSTICS, jsonrpc="2.0", params=publish_params(uri, version, diagnostics)))
+
+
+def send_diagnostics_json(server, uri: str, version: int | None, diagnostics: str) -> None:
+    """send_diagnostics with the diagnostics already encoded (serialize.diagnostics_json),
+    framed as pygls frames its messages (Content-Length counts characters there; the JSON
+    here is ASCII, as json.dumps writes it, so characters are bytes)."""
+    head = json.dumps({"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS,
+                       "params": {"uri": uri}}, separators=(",", ":"))
+    tail = "" if version is None else f',"version":{json.dumps(version)}'
+    body = head[:-2] + ',"diagnostics":' + diagnostics + tail + "}}"
+    protocol = server.protocol
+    if protocol.writer is None:
+        return
+    data = (f"Content-Length: {len(body)}\r\n"
+            f"Content-Type: {protocol.CONTENT_TYPE}; charset={protocol.CHARSET}\r\n\r\n" + body)
+    res = protocol.writer.write(data.encode(protocol.CHARSET))
+    if inspect.isawaitable(res):
+        asyncio.ensure_future(res)
 
 
 def text_edit(raw: dict) -> lsp.TextEdit:

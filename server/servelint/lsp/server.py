@@ -43,7 +43,7 @@ from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVEL
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
                                      settings_problem_message, take_first_lint, uri_to_path)
-from servelint.lsp.convert import send_diagnostics, text_edit, to_range
+from servelint.lsp.convert import send_diagnostics, send_diagnostics_json, text_edit, to_range
 from servelint.lsp.completion import COMPLETION_OPTIONS, completion_for
 from servelint.lsp.completion import resolve as resolve_completion
 from servelint.lsp.hover import hover_at
@@ -362,7 +362,7 @@ class ServelintServer(LanguageServer):
         self.report_pack_problems(result)
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
-        send_diagnostics(self, uri, version, serialize.result_diagnostics(result, uri, version))
+        send_diagnostics_json(self, uri, version, serialize.diagnostics_json(result, uri, version))
 
     def report_pack_problems(self, result: LintResult) -> None:
         """Tell the user once about each broken record of a rule pack; the server goes on
