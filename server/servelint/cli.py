@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from pathlib import Path
 
-from servelint.files import NotRegular, TooLarge, iter_files, read_text
-from servelint.model import Severity
-from servelint.report import FORMATS
+# Imported where they are used, not here: `main` pauses the cycle collector before the
+# modules a check needs are imported (see `main`), and `--version` or a usage error needs
+# none of them.
 
 
 def flag_value(attr: str, comma_list: bool = False):
@@ -157,6 +157,8 @@ def cmd_check(args) -> int:
         return 2
     from servelint.config import settings_for
     from servelint.engine import fix_all_text, lint
+    from servelint.files import NotRegular, TooLarge, iter_files, read_text
+    from servelint.model import Severity
     from servelint.report import Reporter, record, rule_info, unified_diff
 
     base = cli_settings(args)
@@ -295,6 +297,7 @@ def cmd_check(args) -> int:
                 text = new
                 result = lint(new, path=path, settings=settings)
         if result.findings:
+            from pathlib import Path
             uri = Path(os.path.abspath(path or STDIN)).as_uri()
             for f in result.findings:
                 emit(shown, diagnostic(f, result.index, uri, None, result.rules,
@@ -378,6 +381,8 @@ def cmd_check(args) -> int:
                 unknown(path, "the file is binary (it holds NUL bytes)")
             continue
         _, known = check_text(path, path, content, settings, args.fix)
+        if nfiles == 1:
+            resume_collector(args)  # start-up is over: the first file is linted
         if named and not known:
             # Named on the command line: say so (a folder's other files are skipped quietly).
             unknown(path, "servelint does not recognise this file's format (by its name or its "
@@ -506,6 +511,7 @@ def cmd_rules(args) -> int:
 
 
 def cmd_lsp(args) -> int:
+    resume_collector(args)  # a long-lived server: lsp/server.py tunes the collector itself
     import logging
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -530,109 +536,155 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser. With `command` (the subcommand the arguments name),
+    only that subcommand's options are added: the others are listed (so help and
+    usage read the same) but not built, a part of every cold start saved."""
+    from servelint.report import FORMATS
     p = argparse.ArgumentParser(prog="servelint", description="Lint SGLang launch commands.")
     p.add_argument("--version", action=VersionAction,
                    help="print servelint's version and the SGLang releases it knows, and exit")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="lint files and folders")
-    c.add_argument("paths", nargs="+", metavar="PATH",
-                   help="files and folders; `-` reads standard input")
-    c.add_argument("--stdin-filename", metavar="NAME",
-                   help="the name of the text on standard input: chooses its format as a file's "
-                        "name does, is the path shown in the output, and its folder is where the "
-                        "project configuration is looked for")
-    c.add_argument("--format", choices=FORMATS, default=None,
-                   help="text (default): `path:line:col: severity CODE message`; json: one array "
-                        "of records; json-lines: one record per line; sarif: SARIF 2.1.0; "
-                        "github: GitHub Actions annotations; gitlab: a GitLab Code Quality "
-                        "report; junit: JUnit XML (docs/cli.md)")
-    c.add_argument("-o", "--output-file", metavar="PATH",
-                   help="write the findings (or --diff, --statistics) to PATH instead of stdout")
-    c.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                   help="colour the text format: auto (default) on a terminal unless NO_COLOR "
-                        "is set")
-    c.add_argument("--fail-on", choices=["error", "warning", "information", "hint"],
-                   default="error", help="lowest severity that makes the exit code 1")
-    c.add_argument("--select", type=flag_value("select", comma_list=True),
-                   help="only these codes or prefixes (comma separated)")
-    c.add_argument("--ignore", type=flag_value("ignore", comma_list=True),
-                   help="skip these codes or prefixes (comma separated)")
-    c.add_argument("--sglang-version", type=flag_value("sglang_version"), default=None,
-                   metavar="RELEASE",
-                   help="judge every launch as this SGLang release (default auto: each launch's "
-                        "own, read from its image, pins and project)")
-    c.add_argument("--target-version", type=flag_value("target_version"), default=None,
-                   metavar="RELEASE",
-                   help="also report what breaks when each launch moves from the SGLang release "
-                        "it runs on to RELEASE (with --fix: apply the safe fixes)")
-    c.add_argument("--gpu", type=flag_value("gpu"), default=None, metavar="GPU",
-                   help="the GPU generation the launches run on (rules that depend on it stay "
-                        "silent without it)")
-    c.add_argument("--fix", action="store_true",
-                   help="apply every safe fix in place (with `-`: print the fixed text to stdout "
-                        "and what is left to stderr)")
-    c.add_argument("--diff", action="store_true",
-                   help="print what --fix would change as a unified diff per file, write "
-                        "nothing; exit 1 when there is a change")
-    c.add_argument("--show-fixes", action="store_true",
-                   help="list each finding's fixes under it (text format), and on stderr the "
-                        "findings --fix or --diff fixes")
-    c.add_argument("--statistics", action="store_true",
-                   help="print a count per code, with its name, instead of the findings")
-    c.add_argument("--add-noqa", metavar="REASON", nargs="?", const="", default=None,
-                   help="write a `servelint: disable=CODE -- REASON` comment for every finding "
-                        "(reason placeholder: 'TODO: reason'; give one as --add-noqa=REASON)")
-    c.add_argument("--exit-zero", action="store_true",
-                   help="exit 0 even when findings (or --diff changes) would make it 1; usage "
-                        "and configuration errors still exit 2")
-    c.add_argument("--rules", action="append", metavar="PACK",
-                   help="an extra rule pack file or folder (repeatable)")
-    c.add_argument("--no-project-rules", action="store_true",
-                   help="do not read .servelint/rules/ packs above the linted files")
-    c.add_argument("--no-suppressions", action="store_true",
-                   help="report findings even where a `# servelint: disable=CODE` comment "
-                        "silences them")
-    cfg = c.add_mutually_exclusive_group()
-    cfg.add_argument("--config", metavar="PATH",
-                     help="use this configuration file (.servelint.toml, or a pyproject.toml's "
-                          "[tool.servelint]) for every file instead of discovering one")
-    cfg.add_argument("--isolated", action="store_true",
-                     help="ignore every project configuration file")
-    c.add_argument("--no-respect-gitignore", action="store_true",
-                   help="lint files in folders even when .gitignore ignores them "
-                        "(.servelintignore and the exclude setting still apply)")
-    c.add_argument("-q", "--quiet", action="store_true", help="no summary line")
-    c.set_defaults(func=cmd_check)
+    if command in (None, "check"):
+        c.add_argument("paths", nargs="+", metavar="PATH",
+                       help="files and folders; `-` reads standard input")
+        c.add_argument("--stdin-filename", metavar="NAME",
+                       help="the name of the text on standard input: chooses its format as a "
+                            "file's name does, is the path shown in the output, and its folder "
+                            "is where the project configuration is looked for")
+        c.add_argument("--format", choices=FORMATS, default=None,
+                       help="text (default): `path:line:col: severity CODE message`; json: one "
+                            "array of records; json-lines: one record per line; sarif: SARIF "
+                            "2.1.0; github: GitHub Actions annotations; gitlab: a GitLab Code "
+                            "Quality report; junit: JUnit XML (docs/cli.md)")
+        c.add_argument("-o", "--output-file", metavar="PATH",
+                       help="write the findings (or --diff, --statistics) to PATH instead of "
+                            "stdout")
+        c.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                       help="colour the text format: auto (default) on a terminal unless NO_COLOR "
+                            "is set")
+        c.add_argument("--fail-on", choices=["error", "warning", "information", "hint"],
+                       default="error", help="lowest severity that makes the exit code 1")
+        c.add_argument("--select", type=flag_value("select", comma_list=True),
+                       help="only these codes or prefixes (comma separated)")
+        c.add_argument("--ignore", type=flag_value("ignore", comma_list=True),
+                       help="skip these codes or prefixes (comma separated)")
+        c.add_argument("--sglang-version", type=flag_value("sglang_version"), default=None,
+                       metavar="RELEASE",
+                       help="judge every launch as this SGLang release (default auto: each "
+                            "launch's own, read from its image, pins and project)")
+        c.add_argument("--target-version", type=flag_value("target_version"), default=None,
+                       metavar="RELEASE",
+                       help="also report what breaks when each launch moves from the SGLang "
+                            "release it runs on to RELEASE (with --fix: apply the safe fixes)")
+        c.add_argument("--gpu", type=flag_value("gpu"), default=None, metavar="GPU",
+                       help="the GPU generation the launches run on (rules that depend on it stay "
+                            "silent without it)")
+        c.add_argument("--fix", action="store_true",
+                       help="apply every safe fix in place (with `-`: print the fixed text to "
+                            "stdout and what is left to stderr)")
+        c.add_argument("--diff", action="store_true",
+                       help="print what --fix would change as a unified diff per file, write "
+                            "nothing; exit 1 when there is a change")
+        c.add_argument("--show-fixes", action="store_true",
+                       help="list each finding's fixes under it (text format), and on stderr the "
+                            "findings --fix or --diff fixes")
+        c.add_argument("--statistics", action="store_true",
+                       help="print a count per code, with its name, instead of the findings")
+        c.add_argument("--add-noqa", metavar="REASON", nargs="?", const="", default=None,
+                       help="write a `servelint: disable=CODE -- REASON` comment for every "
+                            "finding (reason placeholder: 'TODO: reason'; give one as "
+                            "--add-noqa=REASON)")
+        c.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when findings (or --diff changes) would make it 1; usage "
+                            "and configuration errors still exit 2")
+        c.add_argument("--rules", action="append", metavar="PACK",
+                       help="an extra rule pack file or folder (repeatable)")
+        c.add_argument("--no-project-rules", action="store_true",
+                       help="do not read .servelint/rules/ packs above the linted files")
+        c.add_argument("--no-suppressions", action="store_true",
+                       help="report findings even where a `# servelint: disable=CODE` comment "
+                            "silences them")
+        cfg = c.add_mutually_exclusive_group()
+        cfg.add_argument("--config", metavar="PATH",
+                         help="use this configuration file (.servelint.toml, or a "
+                              "pyproject.toml's [tool.servelint]) for every file instead of "
+                              "discovering one")
+        cfg.add_argument("--isolated", action="store_true",
+                         help="ignore every project configuration file")
+        c.add_argument("--no-respect-gitignore", action="store_true",
+                       help="lint files in folders even when .gitignore ignores them "
+                            "(.servelintignore and the exclude setting still apply)")
+        c.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+        c.set_defaults(func=cmd_check)
     r = sub.add_parser("rule", help="print the documentation of a rule")
-    r.add_argument("code")
-    r.add_argument("--sglang-version", default="latest")
-    r.set_defaults(func=cmd_rule)
+    if command in (None, "rule"):
+        r.add_argument("code")
+        r.add_argument("--sglang-version", default="latest")
+        r.set_defaults(func=cmd_rule)
     rs = sub.add_parser("rules", help="list every rule")
-    rs.add_argument("--sglang-version", default="latest")
-    rs.set_defaults(func=cmd_rules)
+    if command in (None, "rules"):
+        rs.add_argument("--sglang-version", default="latest")
+        rs.set_defaults(func=cmd_rules)
     l = sub.add_parser("lsp", help="run the language server on stdio")
-    l.add_argument("--no-fast-start", action="store_true",
-                   help="start the pygls server directly (no early first diagnostics)")
-    # What language clients add to the command line (vscode-languageclient appends
-    # --stdio for TransportKind.stdio; others pass --clientProcessId=N). stdio is the only
-    # transport; the client's process id is accepted and not used.
-    l.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
-    l.add_argument("--clientProcessId", "--client-process-id", dest="client_process_id",
-                   type=int, metavar="PID", help=argparse.SUPPRESS)
-    l.add_argument("--log-level", choices=["error", "warning", "info", "debug"], default="warning",
-                   help="what the server writes to stderr (the editor's output panel)")
-    l.set_defaults(func=cmd_lsp)
+    if command in (None, "lsp"):
+        l.add_argument("--no-fast-start", action="store_true",
+                       help="start the pygls server directly (no early first diagnostics)")
+        # What language clients add to the command line (vscode-languageclient appends
+        # --stdio for TransportKind.stdio; others pass --clientProcessId=N). stdio is the only
+        # transport; the client's process id is accepted and not used.
+        l.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+        l.add_argument("--clientProcessId", "--client-process-id", dest="client_process_id",
+                       type=int, metavar="PID", help=argparse.SUPPRESS)
+        l.add_argument("--log-level", choices=["error", "warning", "info", "debug"],
+                       default="warning",
+                       help="what the server writes to stderr (the editor's output panel)")
+        l.set_defaults(func=cmd_lsp)
     return p
 
 
+def resume_collector(args) -> None:
+    """Start-up is over: what it made is set aside for the cycle collector (`gc.freeze`),
+    which is then turned back on (see `main`)."""
+    if getattr(args, "paused_collector", False):
+        args.paused_collector = False
+        gc.freeze()
+        gc.enable()
+
+
 def main(argv: list[str] | None = None) -> int:
+    # Start-up (importing the modules, reading the catalog and the rules, the first lint)
+    # makes tens of thousands of objects that live until the end and hold few cycles; the
+    # cycle collector walked them again and again, 4% of the instructions of a cold
+    # `servelint check` of one file (issue 16). It is paused until the first file is
+    # linted; then those objects are frozen (collections no longer walk them) and it runs
+    # as usual for the files after it. When `main` returns it is on again if it was, and,
+    # for a caller in the same process (argv given), the frozen objects are unfrozen; the
+    # command line itself (argv None) ends here, and leaves them frozen so that the
+    # interpreter's collection at exit does not walk them either.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _main(argv, paused)
+    finally:
+        if argv is None:
+            gc.freeze()
+        else:
+            gc.unfreeze()
+        if paused:
+            gc.enable()
+
+
+def _main(argv: list[str] | None, paused: bool) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # A bare --add-noqa takes no value (the placeholder reason): without this, argparse would
     # take the path after it as the reason.
     cut = argv.index("--") if "--" in argv else len(argv)
     argv = [("--add-noqa=" if a == "--add-noqa" and i < cut else a) for i, a in enumerate(argv)]
-    args = build_parser().parse_args(argv)
+    command = argv[0] if argv and argv[0] in ("check", "rule", "rules", "lsp") else None
+    args = build_parser(command).parse_args(argv)
+    args.paused_collector = paused
     try:
         return args.func(args)
     except BrokenPipeError:
