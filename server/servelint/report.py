@@ -18,14 +18,10 @@ command line (cli.py) hands in records and the rules they come from.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Iterable, Sequence
-from urllib.parse import quote
 
 from servelint import __version__
 from servelint.model import Severity
@@ -59,15 +55,44 @@ def _with_applicability(fx: dict) -> dict:
     return out
 
 
-@dataclass(frozen=True)
 class RuleInfo:
     """What a report says about a code: its name (`underscore-option`), a one-line title and
-    its default severity (None when servelint does not know the code's definition)."""
+    its default severity (None when servelint does not know the code's definition).
+    Frozen, compared and hashed by value, as a frozen dataclass, without the code a
+    dataclass generates at import (issue 16: every cold start paid for it)."""
+
+    __slots__ = ("code", "name", "title", "severity")
 
     code: str
     name: str
     title: str
     severity: Severity | None
+
+    def __init__(self, code: str, name: str, title: str, severity: Severity | None):
+        for attr, value in (("code", code), ("name", name), ("title", title),
+                            ("severity", severity)):
+            object.__setattr__(self, attr, value)
+
+    def _key(self) -> tuple:
+        return (self.code, self.name, self.title, self.severity)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"RuleInfo(code={self.code!r}, name={self.name!r}, title={self.title!r}, "
+                f"severity={self.severity!r})")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
 
 
 def rule_info(code: str, rules: RuleSet | None = None) -> RuleInfo:
@@ -187,7 +212,9 @@ def artifact_uri(path: str) -> str:
     """A SARIF artifact location: a relative path as a relative URI reference (resolved
     against the folder servelint ran in), an absolute one as a `file:` URI."""
     if os.path.isabs(path):
+        from pathlib import Path
         return Path(path).as_uri()
+    from urllib.parse import quote
     return quote(path.replace(os.sep, "/"))
 
 
@@ -266,6 +293,7 @@ def gitlab_document(records: Sequence[dict]) -> list[dict]:
     line numbers it mentions taken out) and how many identical findings came before in that
     file, not the line: a finding keeps its fingerprint when lines are added above it, so
     GitLab does not see it as new."""
+    from hashlib import sha256  # here: hashlib loads OpenSSL, a cost only this format needs
     seen: dict[tuple[str, str, str], int] = {}
     out = []
     for rec in records:
@@ -273,7 +301,7 @@ def gitlab_document(records: Sequence[dict]) -> list[dict]:
         key = (path, rec["code"], _LINE_REFERENCE.sub(r"\1", rec["message"]))
         n = seen.get(key, 0)
         seen[key] = n + 1
-        digest = hashlib.sha256("\0".join([*key, str(n)]).encode("utf-8")).hexdigest()
+        digest = sha256("\0".join([*key, str(n)]).encode("utf-8")).hexdigest()
         line, _ = _start(rec)
         end_line, _ = _end(rec)
         out.append({
