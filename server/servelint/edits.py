@@ -6,10 +6,16 @@ from __future__ import annotations
 from servelint.model import Edit, Finding, Span
 
 
-def fix_all_edits(findings: list[Finding]) -> list:
+def fix_all_edits(findings: list[Finding], text: str | None = None,
+                  fmt: str | None = None) -> list:
     """Every safe fix of a document, each applied whole or not at all, no two touching
-    the same text. Earlier findings win a conflict."""
-    chosen = []
+    the same text. Earlier findings win a conflict.
+
+    Given the document's `text` and format `fmt`, only fixes that leave the text parsing
+    in its own syntax (servelint.fixcheck, issue 17): the fixes together are checked with
+    one parse; only when together they break it is each fix checked, on top of the ones
+    kept before it, and a fix that breaks the syntax is left out."""
+    groups: list[list[Edit]] = []
     taken: list[Span] = []
     for f in findings:
         fixes = [x for x in f.fixes if x.safe]
@@ -20,7 +26,15 @@ def fix_all_edits(findings: list[Finding]) -> list:
         if any(_clash(s, t) for s in spans for t in taken):
             continue
         taken.extend(spans)
-        chosen.extend(fx.edits)
+        groups.append(list(fx.edits))
+    chosen = [e for g in groups for e in g]
+    if text is not None and fmt is not None and chosen:
+        from servelint.fixcheck import breaks_syntax
+        if breaks_syntax(fmt, text, apply_edits(text, chosen)) is not None:
+            chosen = []
+            for g in groups:
+                if breaks_syntax(fmt, text, apply_edits(text, chosen + g)) is None:
+                    chosen.extend(g)
     chosen.sort(key=lambda e: e.span.start)
     return chosen
 
