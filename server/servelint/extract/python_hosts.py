@@ -23,6 +23,11 @@ from servelint.extract.shell import OffsetMap, remove_words
 from servelint.model import Edit, Host, LineIndex, Span, Token, write_all
 
 
+# Field -> option tables by catalog (id -> (catalog, table)): a module read in chunks makes
+# one _Ctx per chunk, and the table is the same for all.
+_FIELDS: dict[int, tuple[object, dict]] = {}
+
+
 class _Ctx:
     """One Python text being read: positions, document mapping, hosts' shared state."""
 
@@ -45,12 +50,17 @@ class _Ctx:
         spelled like the field and not deprecated (a deprecated spelling of the same field,
         such as --monokernel-backend for enable_amd_monokernel, is the command line's)."""
         if self._fields is None:
-            best: dict = {}
-            for opt in self.catalog.options:
-                rank = (opt.removed, opt.deprecated, opt.name != "--" + opt.dest.replace("_", "-"))
-                if opt.dest not in best or rank < best[opt.dest][0]:
-                    best[opt.dest] = (rank, opt)
-            self._fields = {k: v[1] for k, v in best.items()}
+            known = _FIELDS.get(id(self.catalog))
+            if known is not None and known[0] is self.catalog:
+                self._fields = known[1]
+            else:
+                best: dict = {}
+                for opt in self.catalog.options:
+                    rank = (opt.removed, opt.deprecated, opt.name != "--" + opt.dest.replace("_", "-"))
+                    if opt.dest not in best or rank < best[opt.dest][0]:
+                        best[opt.dest] = (rank, opt)
+                self._fields = {k: v[1] for k, v in best.items()}
+                _FIELDS[id(self.catalog)] = (self.catalog, self._fields)
         return self._fields.get(name)
 
     def doc(self, offset: int) -> int:

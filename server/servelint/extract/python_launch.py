@@ -55,7 +55,8 @@ from servelint.extract.python_hosts import (EngineHost, PyArgvHost, PyWordsHost,
 from servelint.extract.python_literals import (FIELD, Decoded, PySource, decode_literals,
                                                scan_literals)
 from servelint.extract.shell import OffsetMap, find_entry
-from servelint.model import Host, Launch, LineIndex, Span, Token
+from servelint.lintcache import ShiftedHost, extract_memo, fingerprint, moved, shifted_token
+from servelint.model import LINE_READS, Host, Launch, LineIndex, Span, Token
 
 MAX_REPAIRS = 25
 
@@ -137,6 +138,19 @@ def _literal(node):
 
 
 # --- the extractor ------------------------------------------------------------------------------
+
+
+def _imported(aliases: dict[str, str], branch_imports: dict[str, set[str]], name: str) -> str | None:
+    """What a name was imported as. A name imported in several branches means SGLang's
+    object when one of the branches imports it from SGLang (the other is a stand-in,
+    such as the docs' CI patch module)."""
+    base = aliases.get(name)
+    choices = branch_imports.get(name)
+    if choices and base is not None and len(choices | {base}) > 1:
+        ours = sorted(q for q in choices | {base} if q == "sglang" or q.startswith("sglang."))
+        if ours:
+            return ours[0]
+    return base
 
 
 class _Extractor:
@@ -244,16 +258,12 @@ class _Extractor:
         return False
 
     def imported(self, name: str) -> str | None:
-        """What a name was imported as. A name imported in several branches means SGLang's
-        object when one of the branches imports it from SGLang (the other is a stand-in,
-        such as the docs' CI patch module)."""
-        base = self.aliases.get(name)
-        choices = self.branch_imports.get(name)
-        if choices and base is not None and len(choices | {base}) > 1:
-            ours = sorted(q for q in choices | {base} if q == "sglang" or q.startswith("sglang."))
-            if ours:
-                return ours[0]
-        return base
+        """What a name was imported as (see `_imported`)."""
+        return _imported(self.aliases, self.branch_imports, name)
+
+    def aliased(self, name: str) -> bool:
+        """Whether the file imports something under `name`."""
+        return name in self.aliases
 
     def dotted(self, func) -> str | None:
         parts = []
@@ -273,14 +283,25 @@ class _Extractor:
         """A name assigned exactly once in the file: its value; else the node. A name
         that `+=` changes is resolved only to a list (whose changes are read)."""
         if isinstance(node, ast.Name):
-            vals = self.assigned.get(node.id, [])
+            vals = self.assignments(node.id)
             if len(vals) == 1 and vals[0][0] is not None and (
-                    lists or node.id not in self.augmented):
+                    lists or not self.is_augmented(node.id)):
                 return vals[0][0]
         return node
 
+    def assignments(self, name: str) -> list:
+        """The (value, statement) of each assignment of `name` in the file."""
+        return self.assigned.get(name, [])
+
+    def is_augmented(self, name: str) -> bool:
+        return name in self.augmented
+
+    def module_changes(self, name: str) -> None:
+        """Called before the module's top level is searched for changes of `name` (a
+        chunk read on its own checks that no other chunk changes it)."""
+
     def statement(self, name: str):
-        vals = self.assigned.get(name, [])
+        vals = self.assignments(name)
         return vals[0][1] if len(vals) == 1 else None
 
     def _block(self, stmt):
@@ -306,6 +327,8 @@ class _Extractor:
         scope = self._scope(stmt)
         if scope is None:
             return []
+        if isinstance(scope, ast.Module):
+            self.module_changes(name)
         home = self._block(stmt)
         start = (stmt.end_lineno, stmt.end_col_offset)
         out: list[tuple[str, ast.expr, bool, ast.stmt]] = []
@@ -841,6 +864,10 @@ class _Extractor:
 
     def run(self) -> None:
         self.collect()
+        self.walk()
+
+    def walk(self) -> None:
+        """Read the calls, concatenations and lists `collect` found."""
         calls = sorted(self.calls, key=lambda n: (n.lineno, n.col_offset))
         for call in calls:
             try:
@@ -927,7 +954,7 @@ class _Extractor:
         elif name in POPEN_LAUNCH:
             self.popen(call)
         elif name in ENGINES or (name.endswith(".Engine") and name.split(".")[0] == "sglang") or (
-                name == "Engine" and "Engine" not in self.aliases
+                name == "Engine" and not self.aliased("Engine")
                 and any(k.arg == "model_path" for k in call.keywords)):
             # A bare Engine(model_path=...) with no import of its own (a notebook cell
             # after the one that imported it) is SGLang's.
@@ -1015,23 +1042,39 @@ def prune(text: str) -> str:
     the text itself when its triple-quoted strings cannot be followed."""
     if _QUOTE_IN_COMMENT.search(text):
         return text  # a triple quote inside a comment: leave the file whole
-    quotes = [(m.start(), m.group()) for m in _TRIPLE.finditer(text)]
-    strings: list[int] = []  # start, end, start, end ... of triple-quoted strings
+    strings = _triple_strings(text)
+    if strings is None:
+        return text
+    return _prune_defs(text, _top_starts(text, strings), _sglang_names(text))
+
+
+def _triple_strings(text: str) -> list[int] | None:
+    """start, end, start, end ... of the triple-quoted strings as `prune` pairs them
+    (quotes in order, ignoring other strings); None when one is left open."""
+    strings: list[int] = []
     open_q = None
-    for pos, q in quotes:
+    for m in _TRIPLE.finditer(text):
+        q = m.group()
         if open_q is None:
             open_q = q
-            strings.append(pos)
+            strings.append(m.start())
         elif q == open_q:
             open_q = None
-            strings.append(pos + 3)
-    if open_q is not None:
-        return text
-    # Statement starts at column 0 outside triple-quoted strings.
-    starts = [m.start() for m in _TOP_LINE.finditer(text)
-              if bisect.bisect_right(strings, m.start()) % 2 == 0]
+            strings.append(m.start() + 3)
+    return None if open_q is not None else strings
+
+
+def _top_starts(text: str, strings: list[int]) -> list[int]:
+    """Statement starts at column 0 outside triple-quoted strings."""
+    return [m.start() for m in _TOP_LINE.finditer(text)
+            if bisect.bisect_right(strings, m.start()) % 2 == 0]
+
+
+def _prune_defs(text: str, starts: list[int], names) -> str:
+    """`prune` once the statement starts and SGLang's names are known. Whole words are
+    looked for, so the order of `names` does not matter."""
     hits = [m.start() for m in re.finditer(
-        r"\b(?:" + "|".join(map(re.escape, _sglang_names(text))) + r")\b", text)]
+        r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", text)]
     out: list[str] = []
     last = 0
     n = len(starts)
@@ -1107,6 +1150,596 @@ def extract_python(text: str, to_doc: OffsetMap | None = None, doc_text: str | N
     return ctx.result
 
 
+# --- incremental extraction -------------------------------------------------------------------
+#
+# With a LintCache (`extract_memo()`), an edit re-reads only the top-level statements it
+# touched. The module is cut into chunks, each starting at a line that begins a top-level
+# statement (column 0, outside brackets, strings and continuations; a decorator's def,
+# `else:` and the like stay with what they continue). Each chunk is parsed on its own:
+# when every chunk parses, the whole module parses into the same statements, so reading
+# the chunks one by one reads the module. What a chunk's reading takes from the rest of
+# the module (imports, how often a name is assigned, `+=`, changes made at the top level)
+# is gathered from every chunk's summary first, and each chunk's result is kept with the
+# answers it was given: it is re-used while its text and those answers stay the same, its
+# launches moved to where the chunk now starts. The pruning of big modules (`prune`) is
+# made chunk by chunk with the module's SGLang names. Anything a chunk cannot settle on its
+# own (a syntax error anywhere, a name assigned once in another chunk, a triple quote
+# `prune` pairs across chunks) makes the lint read the whole module as before.
+
+_MEMO_KEY = "python-chunks"
+_STR_BODY = r"(?:\\(?:\r\n|.))"
+_SCAN = re.compile(
+    r"[rRbBuUfF]{0,2}(?:"
+    r'"""(?:[^"\\]|' + _STR_BODY + r'|"(?!""))*(?:"""|\Z)'
+    r"|'''(?:[^'\\]|" + _STR_BODY + r"|'(?!''))*(?:'''|\Z)"
+    r'|"(?:[^"\\\n]|' + _STR_BODY + r')*(?:"|(?=\n)|\Z)'
+    r"|'(?:[^'\\\n]|" + _STR_BODY + r")*(?:'|(?=\n)|\Z))"
+    r"|(#[^\n]*)|([(\[{])|([)\]}])|(\\\r?\n)|(\n)", re.S)
+_NOT_A_START = re.compile(r"[\s#)\]}\\]|(?:else|elif|except|finally)\b")
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _scan(text: str, pos: int, old: list[int], sync: int, delta: int) -> tuple[list[int], int]:
+    """Chunk starts from `pos` (a chunk start) on. Once past `sync` (the end of the edited
+    text), a start that was one before the edit (`old`, moved by `delta`) ends the scan:
+    the rest is as before. Returns (starts, index in `old` where the scan stopped, or
+    len(old))."""
+    starts = [pos]
+    depth = 0
+    deco = text.startswith("@", pos)
+    n = len(text)
+    for m in _SCAN.finditer(text, pos):
+        k = m.lastindex
+        if k is None or k == 1 or k == 4:
+            continue
+        if k == 2:
+            depth += 1
+            continue
+        if k == 3:
+            depth -= 1
+            continue
+        if depth:
+            continue
+        p = m.end()
+        if p >= n:
+            break
+        if _NOT_A_START.match(text, p):
+            continue
+        if deco:  # the def or class of a decorator (or another decorator)
+            deco = text[p] == "@"
+            continue
+        deco = text[p] == "@"
+        if p >= sync:
+            j = bisect.bisect_left(old, p - delta)
+            if j < len(old) and old[j] == p - delta:
+                return starts, j
+        starts.append(p)
+    return starts, len(old)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    lo, step = 0, 4096
+    while lo + step <= n and a[lo:lo + step] == b[lo:lo + step]:
+        lo += step
+    hi = min(lo + step, n)
+    while lo < hi:  # a[:lo] == b[:lo]; the first difference is before hi (or none)
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    la, lb = len(a), len(b)
+    lo, step = 0, 4096
+    while lo + step <= limit and a[la - lo - step:la - lo] == b[lb - lo - step:lb - lo]:
+        lo += step
+    hi = min(lo + step, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class _ChunkLines(LineIndex):
+    """A chunk's lines, numbered as the document numbers them (messages name lines); an
+    offset is the chunk's. A line outside the chunk is noted (the chunk then cannot be
+    read on its own)."""
+
+    def __init__(self, text: str, first: int):
+        super().__init__(text)
+        self.first = first
+        self.outside = False
+
+    def line_of(self, offset: int) -> int:
+        return super().line_of(offset) + self.first
+
+    def _local(self, line: int) -> int:
+        k = line - self.first
+        if k < 0 or k >= len(self.starts):
+            self.outside = True
+            return max(0, min(k, len(self.starts) - 1))
+        return k
+
+    def line_start(self, line: int) -> int:
+        return super().line_start(self._local(line))
+
+    def line_end(self, line: int) -> int:
+        return super().line_end(self._local(line))
+
+
+class _Facts:
+    """What chunks learn from each other: assignment counts, `+=` names, imports (as
+    `_Extractor.collect` would gather them from the whole module), and the names changed
+    at the module's top level (`_module_changes`)."""
+
+    def __init__(self, units: list["_Unit"]):
+        counts: dict[str, int] = {}
+        augmented: set[str] = set()
+        binds: dict[str, str] = {}
+        tops: set[str] = set()
+        branch: dict[str, set[str]] = {}
+        mods: dict[str, int] = {}
+        for u in units:
+            if u.key is None:
+                continue
+            for name, c in u.counts.items():
+                counts[name] = counts.get(name, 0) + c
+            augmented |= u.augmented
+            binds.update(u.binds)  # the chunk written last wins, as in `_bind`
+            tops |= u.tops
+            for name, qs in u.branch.items():
+                branch.setdefault(name, set()).update(qs)
+            for name, c in u.mods.items():
+                mods[name] = mods.get(name, 0) + c
+        aliases = {t: t for t in tops}
+        aliases.update(binds)
+        self.counts, self.augmented, self.aliases = counts, augmented, aliases
+        self.branch, self.mods = branch, mods
+
+    def answer(self, key: tuple[str, str], unit: "_Unit"):
+        """What the module says to a chunk's question (see `_ChunkExtractor`)."""
+        kind, name = key
+        if kind == "a":
+            return min(self.counts.get(name, 0), 2)
+        if kind == "g":
+            return name in self.augmented
+        if kind == "i":
+            return _imported(self.aliases, self.branch, name)
+        if kind == "e":
+            return name in self.aliases
+        return self.mods.get(name, 0) - unit.mods.get(name, 0)
+
+
+_MANY = [(None, None), (None, None)]
+
+
+class _ChunkExtractor(_Extractor):
+    """An `_Extractor` over one chunk, asking the module's `_Facts` what the whole module
+    would have told it, and writing down every question with its answer (`deps`).
+    `foreign` is set when the answer lies in another chunk."""
+
+    facts: _Facts
+    unit: "_Unit"
+
+    def begin(self, ctx: _Ctx, facts: _Facts, unit: "_Unit") -> None:
+        self.ctx = ctx
+        self.facts = facts
+        self.unit = unit
+        self.deps: dict[tuple[str, str], object] = {}
+        self.foreign = False
+
+    def imported(self, name: str) -> str | None:
+        v = _imported(self.facts.aliases, self.facts.branch, name)
+        self.deps[("i", name)] = v
+        return v
+
+    def aliased(self, name: str) -> bool:
+        v = name in self.facts.aliases
+        self.deps[("e", name)] = v
+        return v
+
+    def assignments(self, name: str) -> list:
+        g = self.facts.counts.get(name, 0)
+        self.deps[("a", name)] = min(g, 2)
+        if g == 1:
+            own = self.assigned.get(name, [])
+            if len(own) != 1:
+                self.foreign = True  # assigned once, in another chunk
+            return own if own else _MANY
+        return [] if g == 0 else _MANY
+
+    def is_augmented(self, name: str) -> bool:
+        v = name in self.facts.augmented
+        self.deps[("g", name)] = v
+        return v
+
+    def module_changes(self, name: str) -> None:
+        others = self.facts.mods.get(name, 0) - self.unit.mods.get(name, 0)
+        self.deps[("m", name)] = others
+        if others:
+            self.foreign = True
+
+
+def _module_changes(tree: ast.AST) -> dict[str, int]:
+    """Names that statements of the module's top level (outside functions and classes)
+    may change as `mutations` reads changes: `x += ...`, `x.method(...)`."""
+    out: dict[str, int] = {}
+    stack = [tree]
+    skip = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, skip):
+                continue
+            stack.append(child)
+            if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
+                name = child.target.id
+            elif isinstance(child, ast.Expr) and isinstance(child.value, ast.Call) and \
+                    isinstance(child.value.func, ast.Attribute) and \
+                    isinstance(child.value.func.value, ast.Name):
+                name = child.value.func.value.id
+            else:
+                continue
+            out[name] = out.get(name, 0) + 1
+    return out
+
+
+def _parse_chunk(text: str):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+class _Unit:
+    """One chunk's text as parsed (`text`, pruned when the module is) and what it says:
+    its summary for `_Facts` (`key` None: nothing), and the result of reading it, offsets
+    relative to the chunk, with the questions it asked (`deps`) and, when its findings
+    name lines, the document line it started on."""
+
+    def __init__(self, text: str, doc: str):
+        self.text = text
+        self.doc = doc  # the chunk's document text (text is the same, pruned)
+        self.key: tuple | None = None
+        self.counts: dict[str, int] = {}
+        self.augmented: set[str] = set()
+        self.binds: dict[str, str] = {}
+        self.tops: set[str] = set()
+        self.branch: dict[str, set[str]] = {}
+        self.mods: dict[str, int] = {}
+        self.result: ExtractResult | None = None
+        self.deps: dict = {}
+        self.line: int | None = None
+        self.pending: _ChunkExtractor | None = None  # parsed in this lint, not yet read
+
+    def summarize(self, ex: _ChunkExtractor) -> None:
+        self.counts = {n: len(v) for n, v in ex.assigned.items()}
+        self.augmented = set(ex.augmented)
+        self.binds = {n: ex.aliases[n] for n in ex._bound_at}
+        self.tops = set(ex.aliases) - set(ex._bound_at)
+        self.branch = {n: set(q) for n, q in ex.branch_imports.items()}
+        self.mods = _module_changes(ex.tree)
+        if self.counts or self.augmented or self.binds or self.tops or self.branch or self.mods:
+            self.key = (tuple(sorted(self.counts.items())), frozenset(self.augmented),
+                        tuple(sorted(self.binds.items())), frozenset(self.tops),
+                        tuple(sorted((n, tuple(sorted(q))) for n, q in self.branch.items())),
+                        tuple(sorted(self.mods.items())))
+
+    def parse(self) -> bool:
+        """Parse and collect (again); False when the text does not parse."""
+        tree = _parse_chunk(self.text)
+        if tree is None:
+            return False
+        ex = _ChunkExtractor(None, tree)  # type: ignore[arg-type]
+        ex.collect()
+        self.pending = ex
+        return True
+
+
+_BLANK = _Unit("", "")
+
+
+class _PruneFacts:
+    """What `prune` needs from one chunk: whether it can be pruned on its own (`alone`),
+    a triple quote in a comment (the module is then not pruned), its SGLang names."""
+
+    def __init__(self, text: str):
+        self.qic = bool(_QUOTE_IN_COMMENT.search(text))
+        self.strings = _triple_strings(text)
+        self.starts: list[int] = []
+        self.alone = self.strings is not None
+        if self.strings is not None:
+            self.starts = _top_starts(text, self.strings)
+        # A run of decorators at the end would take the next chunk's def with it.
+        self.trailing_decorator = bool(self.starts) and text.startswith("@", self.starts[-1])
+        self.names: list[str] = []
+        for m in _SGLANG_IMPORT.finditer(text):
+            if m.group(3) is not None and m.group(3).lstrip().startswith("("):
+                self.alone = False  # an unclosed `import (`: its names run on
+            if m.group(1):
+                self.names.append(m.group(1))
+            else:
+                for part in re.sub(r"#[^\n]*", "", m.group(2) or m.group(3)).split(","):
+                    words = part.split()
+                    if words:
+                        self.names.append(words[-1])
+        self.names = [n for n in self.names if n.isidentifier()]
+        self.odd = self.qic or not self.alone or self.trailing_decorator
+        self.pruned: tuple[frozenset, str] | None = None  # (names, text) last made
+
+    def prune(self, text: str, names: frozenset) -> str:
+        if self.pruned is None or self.pruned[0] != names:
+            self.pruned = (names, _prune_defs(text, self.starts, sorted(names)))
+        return self.pruned[1]
+
+
+_TOKENS = Launch.tokens  # the slots of a Launch (it is a slots dataclass)
+_ENTRY = Launch.entry
+
+
+class _MovedLaunch(Launch):
+    """A chunk's launch placed in the document: its words are moved there only when someone
+    asks for them. An edit leaves most launches' findings to the LintCache, which looks at
+    their span and fingerprint only, so their words are never copied."""
+
+    __slots__ = ("_origin", "_shift")
+
+    def _settle(self) -> None:
+        src = self._origin
+        if src is not None:
+            self._origin = None
+            d = self._shift
+            new = {id(t): shifted_token(t, d) for t in src.tokens}
+            _TOKENS.__set__(self, [new[id(t)] for t in src.tokens])
+            _ENTRY.__set__(self, new.get(id(src.entry)) or shifted_token(src.entry, d))
+
+    @property  # type: ignore[override]
+    def tokens(self) -> list[Token]:
+        self._settle()
+        return _TOKENS.__get__(self, Launch)
+
+    @tokens.setter
+    def tokens(self, value: list[Token]) -> None:
+        self._settle()
+        _TOKENS.__set__(self, value)
+
+    @property  # type: ignore[override]
+    def entry(self) -> Token:
+        self._settle()
+        return _ENTRY.__get__(self, Launch)
+
+    @entry.setter
+    def entry(self, value: Token) -> None:
+        self._settle()
+        _ENTRY.__set__(self, value)
+
+
+def _placed(launch: Launch, d: int, text: str, index: LineIndex) -> Launch:
+    """`launch` (offsets relative to its chunk) `d` characters further on, in the document
+    `text`: what `lintcache.shifted_launch` makes, with the words moved on demand."""
+    moved_launch = object.__new__(_MovedLaunch)
+    moved_launch._origin = launch
+    moved_launch._shift = d
+    moved_launch.kind = launch.kind
+    moved_launch.host = ShiftedHost(launch.host, d, text, index)
+    span = launch.span
+    moved_launch.span = Span(span.start + d, span.end + d)
+    moved_launch.env = launch.env
+    moved_launch.anchor = launch.anchor + d
+    image = launch.image
+    if image is not None:
+        image = (image[0], Span(image[1].start + d, image[1].end + d))
+    moved_launch.image = image
+    moved_launch.env_complete = launch.env_complete
+    moved_launch.fingerprint = fingerprint(launch)
+    return moved_launch
+
+
+class _State:
+    """The memory of one document's Python extraction between lints. The lists are
+    aligned with `chunks` (one entry per chunk)."""
+
+    def __init__(self, catalog):
+        self.catalog = catalog
+        self.text: str | None = None
+        self.starts: list[int] = []
+        self.chunks: list[str] = []
+        self.pfacts: list = []  # _PruneFacts or None
+        self.units: list = []  # _Unit or None (not known)
+        self.by_text: dict = {}  # unit key (text, or (document text, pruned text)) -> _Unit
+        self.facts: _Facts | None = None  # what every unit with a result was read with
+        self.names: frozenset | None = None  # SGLang's names the units were pruned with
+        self.pruning = False  # whether the units are pruned
+        self.complete = False  # units (and facts) are known for every chunk
+        self.dropped = 0  # chunks replaced since `by_text` was last cleaned
+
+
+def _splice(old: list, k: int, j: int, count: int, n_old: int) -> list:
+    """`old` (one entry per old chunk) with entries k..j-1 replaced by `count` Nones."""
+    if len(old) != n_old:
+        return [None] * (k + count + n_old - j)
+    return old[:k] + [None] * count + old[j:]
+
+
+def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> ExtractResult | None:
+    """`extract_python` of a whole document, re-reading only the chunks an edit touched;
+    None when the document must be read whole (see above)."""
+    catalog = _catalog(settings)
+    st = memo.get(_MEMO_KEY)
+    if not isinstance(st, _State) or st.catalog is not catalog:
+        st = memo[_MEMO_KEY] = _State(catalog)
+    if "\r" in text and _LONE_CR.search(text):
+        return None  # Python ends lines at a lone \r, the chunks would not
+    # 1. Chunks: scan again from a little before the edit to where the old chunks resume.
+    old = st.text
+    n_old = len(st.chunks)
+    if old is None:
+        starts, _ = _scan(text, 0, [], len(text) + 1, 0)
+        k = j = n_old = 0
+    else:
+        a = _common_prefix(old, text)
+        b = _common_suffix(old, text, min(len(old), len(text)) - a)
+        delta = len(text) - len(old)
+        if a == len(old) == len(text):
+            k = j = n_old  # the same text
+            mid = []
+        else:
+            k = bisect.bisect_right(st.starts, max(0, a - 16)) - 1
+            mid, j = _scan(text, st.starts[k], st.starts, len(text) - b, delta)
+        starts = st.starts[:k] + mid + [s + delta for s in st.starts[j:]]
+    n = len(starts)
+    m = n - (n_old - j)  # chunks k..m-1 are new; the others are the old ones, moved
+    ends = starts[1:] + [len(text)]
+    chunks = st.chunks[:k] + [text[starts[i]:ends[i]] for i in range(k, m)] + st.chunks[j:]
+    prev_units = st.units
+    old_units = _splice(prev_units, k, j, m - k, n_old)
+    complete = st.complete and old is not None
+    old_chunks, old_pf = st.chunks, st.pfacts if len(st.pfacts) == n_old else []
+    pf = _splice(st.pfacts, k, j, m - k, n_old)
+    st.text, st.starts, st.chunks, st.pfacts = text, starts, chunks, pf
+    st.units, st.complete = [None] * n, False
+    # 2. Pruning (big modules), chunk by chunk.
+    pruning = text.count("\n") > PRUNE_LINES
+    names = None
+    if pruning:
+        again = {c: f for c, f in zip(old_chunks[k:j], old_pf[k:j]) if f is not None}
+        for i in range(n):
+            if pf[i] is None:
+                pf[i] = again.get(chunks[i]) or _PruneFacts(chunks[i])
+        found = {"sglang", *BARE_HELPERS}
+        qic = alone = False
+        for f in pf:
+            if f.odd:
+                qic = qic or f.qic
+                alone = alone or not f.alone or (f.trailing_decorator and f is not pf[-1])
+            if f.names:
+                found.update(f.names)
+        if qic:
+            pruning = False  # `prune` leaves such a module whole
+        elif alone:
+            return None
+        else:
+            names = frozenset(found)
+            if st.names is not None and names == st.names:
+                names = st.names
+    # 3. Units: each chunk's text as parsed. Pruned chunks first; when one of them does
+    # not parse, the module is parsed unpruned (as extract_python does).
+    same = complete and st.pruning == pruning and names is st.names
+    units = _units(st, chunks, names, old_units if same else [None] * n)
+    if units is None and pruning:
+        pruning, names = False, None
+        same = complete and not st.pruning
+        units = _units(st, chunks, None, old_units if same else [None] * n)
+    if units is None:
+        return None
+    st.dropped += j - k
+    if st.dropped > 64 + len(st.by_text) // 4:  # forget the texts no chunk has any more
+        live = {id(u) for u in units}
+        st.by_text = {key: u for key, u in st.by_text.items() if id(u) in live}
+        st.dropped = 0
+    st.pruning, st.names = pruning, names
+    # 4. The module's facts: the same as before when the new chunks say what the old ones
+    # said; else gathered again, and the results that asked about what changed forgotten.
+    facts = st.facts
+    if facts is None or not same or \
+            [u.key for u in prev_units[k:j]] != [u.key for u in units[k:m]]:
+        facts = _Facts(units)
+        if st.facts is None or facts.__dict__ != st.facts.__dict__:
+            for u in {id(u): u for u in units}.values():
+                if u.result is not None and any(facts.answer(key, u) != v
+                                                for key, v in u.deps.items()):
+                    u.result = None
+        else:
+            facts = st.facts
+    st.facts, st.units, st.complete = facts, units, True
+    # 5. Read the chunks whose result is not known; place every chunk's launches.
+    result = ExtractResult([], [])
+    out_launches, out_findings = result.launches, result.findings
+    try:
+        for i in range(n):
+            u = units[i]
+            if u is _BLANK:
+                continue
+            start = starts[i]
+            if u.result is not None and u.line is not None and u.line != index.line_of(start):
+                u.result = None
+            if u.result is None and not _read(u, facts, index.line_of(start), catalog):
+                return None
+            for launch in u.result.launches:
+                out_launches.append(_placed(launch, start, text, index))
+            if u.result.findings:
+                out_findings.extend(moved(f, start) for f in u.result.findings)
+    finally:
+        for u in units:
+            u.pending = None
+    return result
+
+
+def _units(st: _State, chunks: list[str], names: frozenset | None,
+           old_units: list) -> list[_Unit] | None:
+    """The unit of every chunk (None when one does not parse); `old_units` holds the
+    units known for unchanged chunks."""
+    out: list[_Unit] = []
+    by_text = st.by_text
+    pf = st.pfacts
+    for i, doc in enumerate(chunks):
+        u = old_units[i]
+        if u is not None:
+            out.append(u)
+            continue
+        text = doc if names is None else pf[i].prune(doc, names)
+        if not text or text.isspace():
+            out.append(_BLANK)
+            continue
+        key = text if text == doc else (doc, text)
+        u = by_text.get(key)
+        if u is None:
+            u = _Unit(text, doc)
+            if not u.parse():
+                return None
+            u.summarize(u.pending)
+            by_text[key] = u
+        out.append(u)
+    return out
+
+
+def _read(u: _Unit, facts: _Facts, line: int, catalog) -> bool:
+    """Read one unit's launches with the module's facts; False when it needs another chunk
+    (or reading it failed: the whole module is then read, as before)."""
+    ex = u.pending
+    if ex is None:
+        if not u.parse():
+            return False
+        ex = u.pending
+    u.pending = None
+    lines = _ChunkLines(u.doc, line)
+    ctx = _Ctx(u.doc, None, u.doc, lines, None, catalog)
+    if u.text != u.doc:
+        ctx.text = u.text
+        ctx.src = PySource(u.text)
+    ex.begin(ctx, facts, u)
+    reads = LINE_READS[0]
+    try:
+        ex.walk()
+    except Exception:
+        return False
+    if ex.foreign or lines.outside:
+        return False
+    u.result = ctx.result
+    u.deps = ex.deps
+    u.line = line if ctx.result.findings and LINE_READS[0] != reads else None
+    return True
+
+
 # --- the format -------------------------------------------------------------------------------
 
 PY_SUFFIXES = {".py", ".pyw"}
@@ -1126,6 +1759,11 @@ def detect(path: str | None, language_id: str | None, text: str) -> bool:
 
 
 def _extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
+    memo = extract_memo()
+    if memo is not None and "sglang" in text:
+        found = _extract_chunked(text, index, settings, memo)
+        if found is not None:
+            return found
     return extract_python(text, None, text, index, settings)
 
 
