@@ -196,3 +196,35 @@ def test_fix_all_with_a_cache_matches_fresh_passes(path: Path):
             break
         want, count = new, count + len(edits)
     assert engine.fix_all_text(text, str(path)) == (want, count)
+
+
+def edit_chars(rng: random.Random, text: str) -> str:
+    """One random edit by characters: a few characters in or out anywhere, including the
+    ones that change what a window is (newlines, backslashes, `sglang`, comment marks), a
+    pin or an image that names a release, or an export."""
+    at = rng.randrange(len(text) + 1)
+    if rng.random() < 0.5:
+        piece = rng.choice(["x", "\n", "\\", " \\\n", "sglang", "#", "-", "2", "\n# c\n",
+                            "\npip install sglang==0.4.6\n", "\nexport TP=2\n",
+                            "\ndocker run lmsysorg/sglang:v0.4.9 python3 -m sglang.launch_server --tp 2\n"])
+        return text[:at] + piece + text[at:]
+    return text[:at] + text[at + rng.randrange(1, 6):]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_character_edits_large_script_windows(seed: int, monkeypatch):
+    """The windows above and below an edit are taken from the last lint (moved by the
+    edit's length), and so are their launches' findings: character edits anywhere, which
+    join, split and move windows, give what a fresh lint gives."""
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    rng = random.Random(seed)
+    text = _gen().script(300, 25, seed + 20)
+    cache = LintCache()
+    path = "/tmp/servelint-incremental/chars.sh"
+    engine.lint(text, path, cache=cache)
+    for step in range(60):
+        text = edit_chars(rng, text)
+        got = engine.lint(text, path, cache=cache)
+        want = engine.lint(text, path)
+        assert signature(got) == signature(want), f"edit {step} (seed {seed})"
+        assert [len(p.uses) for p in got.parsed] == [len(p.uses) for p in want.parsed]

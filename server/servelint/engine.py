@@ -15,7 +15,8 @@ from servelint.catalog import Catalog, load_catalog, newest_version, resolve_ver
 from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
-from servelint.lintcache import _EXTRACT_MEMO, Entry, LintCache, file_stat, launch_key, moved, relative, window
+from servelint.lintcache import (_EXTRACT_MEMO, Entry, LaunchList, LintCache, Prev, file_stat, launch_key,
+                                 Moved, moved, raw_fingerprint, raw_start, relative, text_diff, window)
 from servelint.model import LINE_READS, Finding, Launch, LineIndex, Span
 from servelint.rules import RuleSet, rule_set
 from servelint.modelinfo import config_path_of, read_config
@@ -274,11 +275,23 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     extractor = by_name(fmt)
     if extractor is not None and extractor.marker and extractor.marker not in text:
         return result  # nothing to launch: cost one substring search
-    index = result.index
     findings: list[Finding] = []
     used: dict[tuple, Entry] | None = None
+    prev: Prev | None = None
+    diff: tuple[int, int] | None = None
     if cache is not None:
         used = cache.begin((repr(settings), path, fmt))
+        prev = cache.extras.get("engine")
+        if prev is not None and prev.fmt == fmt:
+            # What the edit left alone: the extractors and the launch loop below take
+            # what lies there from the last lint instead of reading it again.
+            diff = text_diff(prev.text, text)
+            result._index = LineIndex.edited(prev.index, text, *diff)
+            cache.extras["diff"] = (prev.text, diff)
+        else:
+            prev = None
+            cache.extras.pop("diff", None)
+    index = result.index
     if extractor is not None:
         token = _EXTRACT_MEMO.set(cache.extras if cache is not None else None)
         try:
@@ -302,11 +315,73 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         if p not in stats:
             stats[p] = file_stat(p)
         return stats[p]
-    for n, launch in enumerate(result.launches):
+    launches = result.launches
+    raw = launches.raw if isinstance(launches, LaunchList) else launches.__getitem__
+    count = len(launches)
+    # The launches the edit did not reach, by the last lint's number: the first ones
+    # (same place) and the last ones (moved by the edit's length).
+    keep = Prev(text, fmt, index, [], [], [], [], [], [], [], [], [], [], None) \
+        if cache is not None and not suppression_actions else None
+    align = None
+    if keep is not None:
+        keep.context = _release_context(text, fmt, settings, path, memo)
+        if prev is not None and diff is not None and keep.context is not None \
+                and keep.context == prev.context:
+            align = _align(prev, diff, raw, count, text, index)
+    def made_for(version: str) -> tuple[Catalog, Reader, Context, RuleSet]:
+        made = per_release.get(version)
+        if made is None:
+            catalog = load_catalog(version)
+            rules = rule_set(catalog.version, settings.rule_packs, path, settings.project_rules)
+            result.notices.extend(str(p) for p in rules.problems
+                                  if str(p) not in result.notices)
+            made = per_release[version] = (catalog, Reader(catalog), Context(catalog, settings),
+                                           rules)
+        return made
+
+    for n in range(count):
         if should_stop is not None and should_stop():
             if cache is not None and used is not None:
                 cache.entries.update(used)
             raise Cancelled()
+        if align is not None and align[n] >= 0 and prev is not None and keep is not None:
+            o = align[n]
+            d = 0 if n < align[-1] else len(text) - len(prev.text)
+            model = prev.models[o]
+            release = prev.releases[o]
+            if (model is None or stat(model[0]) == model[1]) \
+                    and made_for(release.version)[3] is prev.rules[o]:
+                result.releases.append(release)
+                if result.rules is None:
+                    result.rules = prev.rules[o]
+                for said in prev.notices[o]:
+                    if said not in result.notices:
+                        result.notices.append(said)
+                mine = [moved(f, d, n) for f in prev.found[o]]
+                findings.extend(mine)
+                parsed = prev.parsed[o]
+                if d:
+                    parsed = _Later(_reading_at(launches, n, path, release.version))
+                result.parsed.append(parsed)
+                keep.raw.append(raw(n))
+                keep.releases.append(release)
+                keep.found.append(mine)
+                keep.notices.append(prev.notices[o])
+                keep.parsed.append(parsed)
+                keep.ws.append(prev.ws[o] + d)
+                keep.we.append(prev.we[o] + d)
+                keep.lines.append(prev.lines[o])
+                keep.models.append(model)
+                keep.rules.append(prev.rules[o])
+                if cache is not None:
+                    cache.reused += 1
+                continue
+        launch = launches[n]
+        notices_at = len(result.notices)
+        found_at = len(findings)
+        window_at: tuple[int, int, int] | None = None
+        reusable = False
+        model_file: tuple | None = None
         backend = serve_backend(launch)
         if backend not in (None, "auto", "llm"):
             # `sglang serve --model-type diffusion` hands its options to another parser,
@@ -319,6 +394,8 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             result.releases.append(LaunchRelease(newest_version(), None, "newest",
                                                  "not checked (another serve backend)"))
             result.parsed.append(Reader(load_catalog()).read(launch))
+            if keep is not None:
+                _remember(keep, raw(n), result, [], notices_at, None, False, None, None)
             continue
         try:
             release = launch_release(text, fmt, launch, path, settings, memo)
@@ -329,15 +406,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         result.releases.append(release)
         if release.notice and release.notice not in result.notices:
             result.notices.append(release.notice)
-        made = per_release.get(release.version)
-        if made is None:
-            catalog = load_catalog(release.version)
-            rules = rule_set(catalog.version, settings.rule_packs, path, settings.project_rules)
-            result.notices.extend(str(p) for p in rules.problems
-                                  if str(p) not in result.notices)
-            made = per_release[release.version] = (catalog, Reader(catalog),
-                                                   Context(catalog, settings), rules)
-        catalog, reader, ctx, rules = made
+        catalog, reader, ctx, rules = made_for(release.version)
         if result.rules is None:
             result.rules = rules  # the first launch's, for hover and suppressions
         key = None
@@ -360,6 +429,10 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 result.parsed.append(_Later(_reading(launch, path, catalog, reader)))
                 used[key] = entry
                 cache.reused += 1
+                if keep is not None:
+                    _remember(keep, raw(n), result, findings[found_at:], notices_at,
+                              (ws, we, 0 if entry.line is None else 1), True,
+                              entry.model_file, rules)
                 continue
         if cache is not None:
             cache.ran += 1
@@ -401,8 +474,15 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             if kept is not None:
                 used[key] = Entry(kept, result.notices[notices_before:], rules, model_file,
                                   line0 if LINE_READS[0] != reads_before else None)
+                window_at = (ws, we, 1 if LINE_READS[0] != reads_before else 0)
+                reusable = True
+        if keep is not None:
+            _remember(keep, raw(n), result, findings[found_at:], notices_at, window_at,
+                      reusable, model_file, rules)
     if cache is not None and used is not None:
         cache.finish(used)
+        if keep is not None:
+            cache.extras["engine"] = keep
     # Suppression comments, before the settings: SL094/SL095 are filtered like any code.
     sup = Suppressions(text, index, fmt)
     if sup.present and getattr(settings, "respect_suppressions", True):
@@ -431,6 +511,95 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         sup.add_actions(out, result.launches)
     result.findings = out
     return result
+
+
+def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
+                     memo: dict) -> tuple | None:
+    """What decides the release of every launch of the document alike, when nothing in
+    it decides one launch's release by where it stands (no pin, image or version range
+    named in the text, not a Dockerfile's stages): the setting, or the project's files.
+    None otherwise (each launch's release is then detected again after an edit)."""
+    if settings.sglang_version != "auto":
+        return ("setting", settings.sglang_version, settings.sglang_version_from)
+    if fmt == "dockerfile":
+        return None
+    from servelint.release import _doc, project_release
+    scan = _doc(text).scan(fmt)
+    if scan.exact or scan.images or scan.ranges:
+        return None
+    found = None
+    if path:
+        key = ("project", path, settings.project_root)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = project_release(path, settings.project_root)
+    return ("files", found)
+
+
+def _align(prev: Prev, diff: tuple[int, int], raw: Callable, count: int, text: str,
+           index: LineIndex) -> list[int]:
+    """For each launch of this lint, the number of the same launch in the last lint when
+    the edit did not reach it (its window lies in the text both share, it was read the
+    same way, its release cannot have changed), else -1; the last item is how many of
+    the first launches are taken as they stand (the others after those are moved)."""
+    p, s = diff
+    d = len(text) - len(prev.text)
+    tail = len(prev.text) - s
+    dlines = len(index.starts) - len(prev.index.starts)
+    align = [-1] * (count + 1)
+    m = len(prev.raw)
+
+    def same(item, old, shift: int) -> bool:
+        if raw_start(item) != raw_start(old) + shift:
+            return False
+        a, b = raw_fingerprint(item), raw_fingerprint(old)
+        if not (a is b or (a is not None and a == b)):
+            return False
+        image = (item.base if type(item) is Moved else item).image
+        return image is None or "$" not in image[0]
+
+    k = 0
+    while k < count and k < m:
+        if prev.found[k] is None or prev.we[k] > p or not same(raw(k), prev.raw[k], 0):
+            break
+        align[k] = k
+        k += 1
+    j = 1
+    while j <= count - k and j <= m - k:
+        o, n = m - j, count - j
+        if prev.found[o] is None or prev.ws[o] < tail or not same(raw(n), prev.raw[o], d):
+            break
+        if dlines and (prev.lines[o] or prev.releases[o].span is not None):
+            break  # its messages or its release name line numbers, which moved
+        align[n] = o
+        j += 1
+    align[count] = k
+    return align
+
+
+def _remember(keep: Prev, item, result: LintResult, mine: list[Finding], notices_at: int,
+              window_at: tuple[int, int, int] | None, reusable: bool, model_file,
+              rules) -> None:
+    """Note one launch of this lint for the next (Prev)."""
+    keep.raw.append(item)
+    keep.releases.append(result.releases[-1])
+    keep.found.append(list(mine) if reusable and window_at is not None else None)
+    keep.notices.append(tuple(result.notices[notices_at:]))
+    keep.parsed.append(list.__getitem__(result.parsed, len(result.parsed) - 1))
+    ws, we, lines = window_at if window_at is not None else (-1, -1, 1)
+    keep.ws.append(ws)
+    keep.we.append(we)
+    keep.lines.append(bool(lines))
+    keep.models.append(model_file)
+    keep.rules.append(rules)
+
+
+def _reading_at(launches, n: int, path: str | None, version: str) -> Callable[[], ParsedLaunch]:
+    """A later ParsedLaunch of the n-th launch (copied when first read, LaunchList)."""
+    def make() -> ParsedLaunch:
+        catalog = load_catalog(version)
+        return _reading(launches[n], path, catalog, Reader(catalog))()
+    return make
 
 
 def _reading(launch: Launch, path: str | None, catalog: Catalog,

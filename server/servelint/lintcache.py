@@ -253,3 +253,119 @@ class ShiftedHost:
 
     def remove(self, first: Token, last: Token) -> Edit | None:
         return self._new(self.inner.remove(self._old(first), self._old(last)))
+
+
+# --- an edit as the unchanged start and end of the text -------------------------------------
+
+
+def text_diff(old: str, new: str) -> tuple[int, int]:
+    """(P, S): `old` and `new` share their first P and their last S characters (P + S
+    never more than either length). Compared in blocks, so a 600 KB text costs a few
+    hundred string comparisons made in C, not a loop over characters."""
+    n = min(len(old), len(new))
+    block = 4096
+    p = 0
+    while p < n:
+        q = min(p + block, n)
+        if old[p:q] == new[p:q]:
+            p = q
+            continue
+        while p < q and old[p] == new[p]:
+            p += 1
+        break
+    limit = n - p  # the suffix may not reach back into the prefix
+    s = 0
+    lo, ln = len(old), len(new)
+    while s < limit:
+        t = min(s + block, limit)
+        if old[lo - t:lo - s] == new[ln - t:ln - s]:
+            s = t
+            continue
+        while s < t and old[lo - s - 1] == new[ln - s - 1]:
+            s += 1
+        break
+    return p, s
+
+
+class Moved:
+    """A launch of an earlier text, `d` characters further on, not yet copied: the copy
+    (shifted_launch) is made when someone reads it (LaunchList). `base` is never a Moved."""
+
+    __slots__ = ("base", "d", "host")
+
+    def __init__(self, base: Launch, d: int, host: Any):
+        self.base = base
+        self.d = d
+        self.host = host
+
+    @property
+    def start(self) -> int:
+        return self.base.span.start + self.d
+
+    def again(self, d: int, host: Any) -> "Moved":
+        return Moved(self.base, self.d + d, host)
+
+    def make(self) -> Launch:
+        return shifted_launch(self.base, self.d, self.host)
+
+
+def moved_again(item: "Launch | Moved", d: int, host: Any) -> "Launch | Moved":
+    """`item` (a launch or a Moved one) `d` characters further on, through `host`."""
+    if type(item) is Moved:
+        return item.again(d, host)
+    return Moved(item, d, host)
+
+
+def raw_start(item: "Launch | Moved") -> int:
+    return item.start if type(item) is Moved else item.span.start
+
+
+def raw_fingerprint(item: "Launch | Moved") -> Any:
+    return item.base.fingerprint if type(item) is Moved else item.fingerprint
+
+
+class LaunchList(list):
+    """A document's launches, some of them Moved ones that are copied when first read
+    (an edit moves the launches below it; most are never read again before the next
+    edit). Reading by index, slice or iteration gives Launch objects; `raw(i)` gives what
+    is stored, without copying."""
+
+    def raw(self, i: int) -> "Launch | Moved":
+        return list.__getitem__(self, i)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        v = list.__getitem__(self, i)
+        if type(v) is Moved:
+            v = v.make()
+            list.__setitem__(self, i, v)
+        return v
+
+    def __iter__(self):
+        for k in range(len(self)):
+            yield self[k]
+
+    def sort(self, *args, **kwargs):  # type: ignore[override]
+        raise TypeError("a LaunchList is made in document order")
+
+
+@dataclass(slots=True)
+class Prev:
+    """What the engine keeps of a document's last lint, per launch, so that the next lint
+    takes the launches an edit did not reach as they were (engine.lint)."""
+
+    text: str
+    fmt: str
+    index: LineIndex
+    raw: list  # the launches as stored (Launch or Moved)
+    releases: list
+    found: list  # per launch: its findings (absolute offsets), or None: not to be re-used
+    notices: list  # per launch: the notices it added
+    parsed: list  # per launch: what result.parsed held (a ParsedLaunch or a later one)
+    ws: list  # per launch: its window (lintcache.window) start and end in `text`
+    we: list
+    lines: list  # per launch: its messages name line numbers
+    models: list  # per launch: (config.json path, its stat) or None
+    rules: list  # per launch: the RuleSet it was checked with
+    context: tuple | None  # what every launch's release depended on, when it is the same for all

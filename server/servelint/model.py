@@ -233,6 +233,33 @@ class LineIndex:
                 self.lsp_starts = sorted(starts + lone)
         self.ascii = text.isascii()
 
+    @classmethod
+    def edited(cls, old: "LineIndex", text: str, p: int, s: int) -> "LineIndex":
+        """The index of `text`, which shares its first `p` and last `s` characters with
+        `old.text`: the lines outside the edit are taken from `old` (moved), the edit's
+        own are found again."""
+        if "\r" in text or "\r" in old.text:
+            return cls(text)
+        self = cls.__new__(cls)
+        self.text = text
+        starts = old.starts
+        d = len(text) - len(old.text)
+        tail_from = len(old.text) - s  # old offsets >= this are in the shared end
+        # Old line starts whose newline (at start - 1) lies before the edit, or in the end.
+        keep = bisect.bisect_right(starts, p)
+        cut = bisect.bisect_right(starts, tail_from)
+        new = starts[:keep]
+        find = text.find
+        pos = find("\n", p, len(text) - s)
+        while pos != -1:
+            new.append(pos + 1)
+            pos = find("\n", pos + 1, len(text) - s)
+        new.extend(starts[cut:] if d == 0 else [x + d for x in starts[cut:]])
+        self.starts = new
+        self.lsp_starts = new
+        self.ascii = text.isascii()
+        return self
+
     def line_of(self, offset: int) -> int:
         LINE_READS[0] += 1
         return bisect.bisect_right(self.starts, offset) - 1

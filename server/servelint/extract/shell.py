@@ -17,7 +17,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.lintcache import extract_memo, moved, shifted_launch
+from servelint.lintcache import LaunchList, extract_memo, fingerprint, moved, moved_again
 from servelint.model import LINE_READS, Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token, write_all
 
 _local = threading.local()
@@ -1156,26 +1156,20 @@ def _continued(line: str) -> bool:
     return line.rstrip().endswith("\\")
 
 
-def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
-    """A large script, parsed only around its launches.
-
-    Each window is the logical line holding an occurrence of `sglang` (the lines its
-    backslash continuations join), plus the comment and option lines right after it
-    (SL020 looks at those). Windows are parsed on their own, with offsets mapped back
-    into the document. A window that does not parse cleanly (it may start inside a
-    multi-line string) makes the whole script fall back to one full parse: returns None.
-    """
-    if "=(" in text and ("[@]}" in text or "[*]}" in text):
-        return None  # arrays: a launch's words (or its entrypoint) may sit outside any window
-    lines = text.split("\n")
+def _window_lines(lines: list[str], index: LineIndex, text: str, first: int, last: int,
+                  floor: int) -> list[list[int]]:
+    """The windows (first line, last line) of the occurrences of `sglang` on lines
+    `first`..`last`; a window never reaches back above line `floor`."""
     n = len(lines)
-    marker_lines = sorted({index.line_of(m.start()) for m in re.finditer(r"sglang", text)})
+    lo = index.line_start(first)
+    hi = index.line_end(last) if last < n else len(text)
+    marker_lines = sorted({index.line_of(m.start()) for m in _SGLANG.finditer(text, lo, hi)})
     windows: list[list[int]] = []
     for ml in marker_lines:
         if windows and windows[-1][0] <= ml <= windows[-1][1]:
             continue
         s = ml
-        while s > 0 and _continued(lines[s - 1]):
+        while s > floor and _continued(lines[s - 1]):
             s -= 1
         e = ml
         while e < n - 1 and _continued(lines[e]):
@@ -1197,49 +1191,148 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             windows[-1][1] = max(windows[-1][1], e)
         else:
             windows.append([s, e])
-    result = ShellResult([], [])
-    host = ShellHost(text, index, "")
-    # With a LintCache, each window's launches are kept by the window's text and moved
-    # to where the window now starts: an edit re-reads only the windows it touched.
+    return windows
+
+
+_SGLANG = re.compile(r"sglang")
+
+
+@dataclass(slots=True)
+class _Window:
+    """A window of the last lint of a document (LintCache memo): its lines, where it
+    started, the launches it gave as stored in the result (Launch or lintcache.Moved), the
+    findings of its parse (offsets of `start`), and the words of arrays (ShellHost.segments)."""
+
+    first: int
+    last: int
+    start: int
+    sub: str
+    items: list
+    findings: list
+    segments: dict
+    line: int | None  # the line its findings were made for, when they name line numbers
+
+
+def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
+    """A large script, parsed only around its launches.
+
+    Each window is the logical line holding an occurrence of `sglang` (the lines its
+    backslash continuations join), plus the comment and option lines right after it
+    (SL020 looks at those). Windows are parsed on their own, with offsets mapped back
+    into the document. A window that does not parse cleanly (it may start inside a
+    multi-line string) makes the whole script fall back to one full parse: returns None.
+
+    With a LintCache (an editor's document), the windows above and below the edit are
+    taken from the last lint as they were (lintcache.text_diff): those above stay where
+    they were, those below move by the edit's length (their launches are copied only when
+    read, lintcache.Moved); only the lines the edit touched are looked at again.
+    """
+    if "=(" in text and ("[@]}" in text or "[*]}" in text):
+        return None  # arrays: a launch's words (or its entrypoint) may sit outside any window
+    lines = text.split("\n")
+    n = len(lines)
     memo = extract_memo()
-    old = memo.get("shell-windows", {}) if memo is not None else {}
-    kept: dict[str, tuple[int, ShellResult, dict, int | None]] = {}
-    for s, e in windows:
-        start = index.line_start(s)
-        end = index.line_end(e)
-        sub = text[start:end] + "\n"
-        hit = old.get(sub)
-        if hit is not None and hit[3] is not None and hit[3] != s:
-            hit = None  # its findings name line numbers, and the window moved to other lines
-        if hit is None:
+    if memo is None:
+        result = ShellResult([], [])
+        host = ShellHost(text, index, "")
+        for s, e in _window_lines(lines, index, text, 0, n - 1, 0):
+            start = index.line_start(s)
+            sub = text[start:index.line_end(e)] + "\n"
             data = sub.encode("utf-8")
             tree, holders = parse_shell(sub, data)
             if tree.root_node.has_error:
                 return None
             src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
-            src.placeholders = [src.doc_span(s, e) for s, e in holders]
-            if memo is None:
-                _launches_in(tree, src, host, result, 0)
-                continue
-            part = ShellResult([], [])
-            own = ShellHost(text, index, "")
-            reads = LINE_READS[0]
-            _launches_in(tree, src, own, part, 0)
-            part.findings = [moved(f, 0) for f in part.findings]
-            # Launches hold offsets only; line numbers reach people through messages.
-            hit = (start, part, own.segments,
-                   s if part.findings and LINE_READS[0] != reads else None)
-        kept[sub] = hit
-        was, part, segments, _ = hit
-        d = start - was
-        result.launches.extend(shifted_launch(l, d, host) for l in part.launches)
-        result.findings.extend(moved(f, d) for f in part.findings)
-        for (a, b), seg in segments.items():
-            host.segments[(a + d, b + d)] = seg + d
-    if memo is not None:
-        memo["shell-windows"] = kept
-    result.launches.sort(key=lambda l: l.span.start)
-    return result
+            src.placeholders = [src.doc_span(a, b) for a, b in holders]
+            _launches_in(tree, src, host, result, 0)
+        result.launches.sort(key=lambda l: l.span.start)
+        return result
+
+    # One host per document, kept between lints and pointed at the newest text: every
+    # launch of the result edits through it (a host per lint would keep each old text).
+    host = memo.get("shell-host")
+    if host is None:
+        host = memo["shell-host"] = ShellHost(text, index, "")
+    host.text, host.index, host.segments = text, index, {}
+    old: list[_Window] = memo.get("shell-windows") or []
+    diff = memo.get("diff")
+    before: list[_Window] = []  # kept as they are
+    after: list[_Window] = []  # kept, moved by d
+    d = dlines = 0
+    if old and diff is not None:
+        was, (p, s_len) = diff
+        d = len(text) - len(was)
+        old_index = memo.get("shell-index")
+        if old_index is not None and old_index.text is was:
+            first_changed = index.line_of(p)
+            last_changed_old = old_index.line_of(len(was) - s_len)
+            dlines = len(index.starts) - len(old_index.starts)
+            before = [w for w in old if w.last + 1 < first_changed]
+            for w in reversed(old):  # the windows below the edit, up to the first that is not
+                if w.first - 1 <= last_changed_old or (dlines and w.line is not None):
+                    break
+                after.append(w)
+            after.reverse()
+    while True:
+        a = before[-1].last + 1 if before else 0
+        b = after[0].first + dlines - 1 if after else n - 1
+        middle = _window_lines(lines, index, text, a, b, a) if a <= b else []
+        if middle and before and middle[0][0] <= before[-1].last + 1:
+            before.pop()  # it would have grown into the edited lines: read it again
+            continue
+        if middle and after and middle[-1][1] + 1 >= after[0].first + dlines:
+            after.pop(0)
+            continue
+        break
+    by_text = {w.sub: w for w in old}
+    made: list[_Window] = list(before)
+    for s, e in middle:
+        start = index.line_start(s)
+        sub = text[start:index.line_end(e)] + "\n"
+        hit = by_text.get(sub)
+        if hit is not None and hit.line is not None and hit.line != s:
+            hit = None  # its findings name line numbers, and the window moved to other lines
+        if hit is not None:
+            shift = start - hit.start
+            made.append(_Window(s, e, start, sub,
+                                [moved_again(i, shift, host) for i in hit.items]
+                                if shift else hit.items,
+                                hit.findings, hit.segments, hit.line))
+            continue
+        data = sub.encode("utf-8")
+        tree, holders = parse_shell(sub, data)
+        if tree.root_node.has_error:
+            return None
+        src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
+        src.placeholders = [src.doc_span(a, b) for a, b in holders]
+        part = ShellResult([], [])
+        own = ShellHost(text, index, "")
+        reads = LINE_READS[0]
+        _launches_in(tree, src, own, part, 0)
+        part.launches.sort(key=lambda l: l.span.start)
+        for launch in part.launches:
+            launch.host = host
+            fingerprint(launch)
+        made.append(_Window(s, e, start, sub, part.launches,
+                            [moved(f, -start) for f in part.findings],
+                            {(a - start, b - start): seg - start
+                             for (a, b), seg in own.segments.items()},
+                            s if part.findings and LINE_READS[0] != reads else None))
+    for w in after:
+        made.append(_Window(w.first + dlines, w.last + dlines, w.start + d, w.sub,
+                            [moved_again(i, d, host) for i in w.items] if d else w.items,
+                            w.findings, w.segments, w.line))
+    memo["shell-windows"] = made
+    memo["shell-index"] = index
+    launches = LaunchList()
+    findings: list[Finding] = []
+    for w in made:
+        launches.extend(w.items)
+        # The window's own findings and array words are kept relative to its start.
+        findings.extend(moved(f, w.start) for f in w.findings)
+        for (a, b), seg in w.segments.items():
+            host.segments[(a + w.start, b + w.start)] = seg + w.start
+    return ShellResult(launches, findings)
 
 
 _EXPORT = re.compile(r"^[ \t]*(?:export|declare[ \t]+-x)[ \t]+((?:[A-Za-z_][A-Za-z0-9_]*(?:=(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;#]*))?[ \t]*)+)"
