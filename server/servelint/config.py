@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from servelint.lazy import Record
 from servelint.schema import (BY_ATTR, BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap,
                               selector_problem, unknown_selectors)
 from servelint.settings import Settings
@@ -43,8 +44,7 @@ PYPROJECT = "pyproject.toml"
 CONFIG_NAMES = (DOT_FILE, PYPROJECT)  # in the order they win within one directory
 
 
-@dataclass
-class ProjectConfig:
+class ProjectConfig(Record):
     """One configuration file, parsed. `values` holds Settings attributes the file sets;
     a file with `problems` contributes nothing."""
 
@@ -202,7 +202,6 @@ def pack_codes(paths: list[str]) -> tuple[frozenset[str], tuple]:
     return frozenset(codes), tuple(depends)
 
 
-@dataclass
 class SettingsProblem(ProjectConfig):
     """Codes the editor's settings or the command line select, ignore or give a severity
     that match no code of servelint or of the rule packs read for the linted file. Not a

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from typing import Iterator, Sequence
+
+from servelint.lazy import Record
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".eggs"}
@@ -164,8 +165,7 @@ def wildmatch_regex(pat: str, pathname: bool = True) -> re.Pattern | None:
     return re.compile("".join(out), re.DOTALL)
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(Record, frozen=True):
     """One line of an ignore file."""
 
     text: str                 # the line as written (trailing spaces dropped)

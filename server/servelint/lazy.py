@@ -4,13 +4,24 @@ cold `servelint check` of one file went to importing it for the YAML formats' mo
     from servelint.lazy import yaml   # a stand-in; `yaml.safe_load` imports PyYAML then
 
 Type checkers see the real module (modules write `if TYPE_CHECKING: import yaml`).
+
+`Record` is the other thing a cold start should not pay for: a dataclass made without
+generating and compiling its methods at import.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import Field, field
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**kwargs: Any):
+        """Type checkers read `Record` subclasses as dataclasses; nothing to do at run time."""
+        return lambda cls: cls
 
 
 class LazyModule:
@@ -31,3 +42,126 @@ class LazyModule:
 
 
 yaml = LazyModule("yaml")
+
+
+@dataclass_transform(field_specifiers=(field, Field))
+class Record:
+    """A record class, as `@dataclass` makes it (the annotated fields in order, base
+    classes' first; an `__init__` taking them by position or name, with their defaults and
+    `field(default_factory=...)`; `__post_init__`; equality over the fields that compare;
+    a repr of the fields that show; `frozen=True`: no assignment, hashed by value), from
+    one shared set of methods instead of code generated and compiled for every class when
+    its module is imported: a dataclass costs about 2.5 million instructions to make, and
+    a cold `servelint check` made 47 of them (issue 16).
+
+        class Spot(Record):
+            name: str
+            uses: list[int] = field(default_factory=list)   # dataclasses.field
+
+    `ClassVar` annotations are not fields. No `slots`, `kw_only`, `order` or `match_args`.
+    """
+
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _init: ClassVar[tuple[str, ...]] = ()  # the fields __init__ takes (field(init=False): not)
+    _compare: ClassVar[tuple[str, ...]] = ()
+    _repr: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
+    _factories: ClassVar[dict[str, Any]] = {}
+    _frozen: ClassVar[bool] = False
+
+    def __init_subclass__(cls, frozen: bool | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from dataclasses import MISSING
+
+        fields = list(cls._fields)
+        init, compare, shown = set(cls._init), set(cls._compare), set(cls._repr)
+        defaults, factories = dict(cls._defaults), dict(cls._factories)
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            text = annotation if isinstance(annotation, str) else repr(annotation)
+            if text.startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            if name not in fields:
+                fields.append(name)
+            value = cls.__dict__.get(name, MISSING)
+            defaults.pop(name, None)
+            factories.pop(name, None)
+            for group in (init, compare, shown):
+                group.add(name)
+            if isinstance(value, Field):
+                if not value.init:
+                    init.discard(name)
+                if not value.compare:
+                    compare.discard(name)
+                if not value.repr:
+                    shown.discard(name)
+                if value.default_factory is not MISSING:
+                    factories[name] = value.default_factory
+                if value.default is not MISSING:
+                    defaults[name] = value.default
+                    setattr(cls, name, value.default)
+                else:
+                    delattr(cls, name)
+            elif value is not MISSING:
+                defaults[name] = value
+        cls._fields = tuple(fields)
+        cls._init = tuple(f for f in fields if f in init)
+        cls._compare = tuple(f for f in fields if f in compare)
+        cls._repr = tuple(f for f in fields if f in shown)
+        cls._defaults, cls._factories = defaults, factories
+        if frozen is not None:
+            cls._frozen = frozen
+        if cls._frozen:
+            cls.__hash__ = Record._frozen_hash  # type: ignore[method-assign,assignment]
+            cls.__setattr__ = Record._frozen_setattr  # type: ignore[method-assign,assignment]
+            cls.__delattr__ = Record._frozen_delattr  # type: ignore[method-assign,assignment]
+        elif "__eq__" not in cls.__dict__:
+            cls.__hash__ = None  # type: ignore[assignment]  # as a dataclass with eq
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        names = self._init
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__qualname__}() takes {len(names)} arguments, "
+                            f"{len(args)} given")
+        given = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in given:
+                raise TypeError(f"{type(self).__qualname__}() got an unexpected or repeated "
+                                f"argument {key!r}")
+            given[key] = value
+        d = self.__dict__
+        defaults, factories = self._defaults, self._factories
+        for name in self._fields:
+            if name in given:
+                d[name] = given[name]
+            elif name in factories:
+                d[name] = factories[name]()
+            elif name in defaults:
+                d[name] = defaults[name]
+            else:
+                raise TypeError(f"{type(self).__qualname__}() missing argument {name!r}")
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+
+    def _values(self) -> tuple:
+        return tuple([getattr(self, f) for f in self._compare])
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def _frozen_hash(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._repr)
+        return f"{type(self).__qualname__}({inner})"
+
+    def _frozen_setattr(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def _frozen_delattr(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+        raise FrozenInstanceError(f"cannot delete field {name!r}")

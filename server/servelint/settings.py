@@ -9,9 +9,10 @@ setting is called and accepts is one table, `servelint/schema.py`.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from servelint.lazy import Record
 from servelint.model import Severity
 from servelint.schema import BY_EDITOR, MAX_FILE_BYTES, Invalid, SeverityMap
 
@@ -21,8 +22,7 @@ _FLAT = (str, int, float, type(None), frozenset)  # values a copy may share (boo
 EDITOR_KEYS = {f.attr: key for key, f in BY_EDITOR.items()}
 
 
-@dataclass
-class Settings:
+class Settings(Record):
     enable: bool = True
     # The SGLang release the launches run on: "auto" detects it per launch (release.py);
     # anything else is an explicit choice that beats what the files say.

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterable
 
 from servelint.checks.bad_suppression import CHECK as BAD_CHECK
 from servelint.checks.unused_suppression import CHECK as UNUSED_CHECK
+from servelint.lazy import Record
 from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Span
 
 MARK = "servelint:"
@@ -68,8 +69,7 @@ def _lead(raw: str, kind: _Line) -> str:
     return m.group(0)
 
 
-@dataclass
-class Code:
+class Code(Record):
     text: str  # upper case, as matched against findings
     written: str
     span: Span
@@ -77,8 +77,7 @@ class Code:
     used: bool = False
 
 
-@dataclass
-class Directive:
+class Directive(Record):
     kind: str  # "disable" | "disable-file"
     line: int
     span: Span  # the comment, for findings about it
@@ -88,8 +87,7 @@ class Directive:
     launches: list[int] = field(default_factory=list)
 
 
-@dataclass
-class _Line:
+class _Line(Record):
     marker: str | None  # the comment marker there (None: no comments, e.g. a notebook)
     html: bool = False  # Markdown outside a fence: `<!-- -->`
     quoted: bool = False  # inside a block quote: lines start with `>`

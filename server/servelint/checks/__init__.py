@@ -7,16 +7,16 @@ with a stable code. Codes are never reused.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterable
 
+from servelint.lazy import Record
 from servelint.model import Finding, Severity
 
 REGISTRY: dict[str, "Check"] = {}
 
 
-@dataclass
-class Check:
+class Check(Record):
     code: str
     name: str
     severity: Severity

@@ -4,17 +4,15 @@ of other options), with the release that last had it and what replaced it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from servelint.args import ParsedLaunch, Reader
 from servelint.checks import Check, register
 from servelint.fixes import fix, remove_tokens, remove_use, rename_option, replace_option_words
+from servelint.lazy import Record
 from servelint.model import Finding, Fix, Severity, Span, Token
 from servelint.successors import Plan, Retired, plan, retired
 
 
-@dataclass
-class Spot:
+class Spot(Record):
     """Where a retired option string is written: its word, the words it owns (its values
     as the releases that had it read them) and how the launch's release reads it."""
 

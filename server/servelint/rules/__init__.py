@@ -21,11 +21,12 @@ import os
 import re
 import sys
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from servelint.catalog import Catalog, Option, version_key
+from servelint.lazy import Record
 from servelint.model import Severity
 from servelint.rules.condition import ConditionError, options_of, parse_condition
 
@@ -76,8 +77,7 @@ SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "information
               "info": Severity.INFORMATION, "hint": Severity.HINT}
 
 
-@dataclass
-class PackProblem:
+class PackProblem(Record):
     path: str
     message: str
     line: int = 0  # zero-based
@@ -89,24 +89,21 @@ class PackProblem:
         return f"{where}: {self.message}"
 
 
-@dataclass(frozen=True)
-class FixEdit:
+class FixEdit(Record, frozen=True):
     op: str  # remove | add | set
     option: Option
     name: str
     value: Any = None
 
 
-@dataclass(frozen=True)
-class RuleFix:
+class RuleFix(Record, frozen=True):
     title: str
     edits: tuple[FixEdit, ...]
     preferred: bool = False
     safe: bool = False
 
 
-@dataclass
-class Rule:
+class Rule(Record):
     code: str
     id: str
     message: str
@@ -447,8 +444,7 @@ def _record_positions(text: str) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass
-class LoadedPack:
+class LoadedPack(Record):
     path: str
     rules: list[Rule]
     problems: list[PackProblem]
@@ -774,8 +770,7 @@ class _Slot:
             self.gpu = bool(rule is not None and mentions_gpu(rule.condition))
 
 
-@dataclass
-class _RuleIndex:
+class _RuleIndex(Record):
     always: list[int]  # slots of the rules that may hold with nothing written
     by_dest: dict[str, list[int]]  # the others, under each dest that can make them hold
     gpu: list[int]  # slots of the rules that read the GPU

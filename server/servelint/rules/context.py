@@ -4,11 +4,11 @@ served model when known. Passed explicitly to `evaluate`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
 from servelint.args import ParsedLaunch, Use
 from servelint.catalog import Catalog
+from servelint import lazy
 
 
 class Record:
@@ -75,8 +75,7 @@ class Written(Protocol):
     def last_use(self, dest: str) -> Use | None: ...
 
 
-@dataclass(frozen=True)
-class RuleContext:
+class RuleContext(lazy.Record, frozen=True):
     launch: Written
     catalog: Catalog | None  # the release's catalog; None only for the empty launch of the index
     gpu: str | None = None  # the target GPU generation, None when the user has not said
