@@ -28,6 +28,17 @@ def empty() -> ExtractResult:
     return ExtractResult([], [])
 
 
+def add_notice(result: ExtractResult, said: str) -> None:
+    """Tell the user that part of the file was not read, and why (a nesting beyond a
+    limit): kept in `result.notices`, which engine.lint shows with the file's notices."""
+    notices = getattr(result, "notices", None)
+    if notices is None:
+        notices = []
+        result.notices = notices  # type: ignore[attr-defined]
+    if said not in notices:
+        notices.append(said)
+
+
 def launch_from_tokens(tokens: list[Token], host: Host, span: Span, env: dict | None = None,
                        anchor: int | None = None) -> Launch | None:
     """The launch that a command's words start, or None. `tokens` are the command's words

@@ -33,6 +33,7 @@ _HEX = set("0123456789abcdefABCDEF")
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _STOP = re.compile(r'["\\\\\n]')
 _WS = re.compile(r"[ \t\r\n\ufeff]+")
+_NESTING = re.compile(r'[\[\]{}"/]')
 _WORD_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
 
 
@@ -239,10 +240,8 @@ class _Parser:
         if self.pos >= self.n:
             return None
         c = self.t[self.pos]
-        if depth > MAX_DEPTH:
-            self.err(self.pos, "nested too deeply")
-            self.pos = self.n
-            return None
+        if depth > MAX_DEPTH and c in "[{":
+            return self.skip_nested()
         if c == "{":
             return self.obj(depth)
         if c == "[":
@@ -252,6 +251,41 @@ class _Parser:
         if c in _WORD_CHARS:
             return self.word()
         return None
+
+    def skip_nested(self) -> JScalar:
+        """An array or object opening deeper than MAX_DEPTH: passed over to where its
+        brackets close (strings read as strings), in one scan, and kept as an "invalid"
+        scalar. The parser recurses once per level, so it cannot descend further, and the
+        members after it (a notebook's cells, a launch configuration) are still read."""
+        t, n = self.t, self.n
+        start = self.pos
+        self.err(start, "nested too deeply")
+        depth = 0
+        i = start
+        search = _NESTING.search
+        while True:
+            m = search(t, i)
+            if m is None:
+                i = n
+                break
+            i = m.start()
+            c = t[i]
+            if c == '"':
+                self.pos = i
+                self.string()
+                i = self.pos
+                continue
+            if c == "/":  # a comment, or a lone slash
+                self.pos = i
+                self.ws()
+                i = self.pos if self.pos > i else i + 1
+                continue
+            i += 1
+            depth += 1 if c in "[{" else -1
+            if depth <= 0:
+                break
+        self.pos = i
+        return JScalar(start, i, "invalid", None)
 
     def word(self) -> JScalar:
         t, i = self.t, self.pos
@@ -406,6 +440,14 @@ def parse(text: str) -> JsonDoc:
     if root is not None and p.pos < p.n:
         p.err(p.pos, "text after the end of the document")
     return JsonDoc(root, p.errors)
+
+
+def deep_notices(doc: JsonDoc, index: LineIndex) -> list[str]:
+    """What to tell the user about values skipped for nesting deeper than MAX_DEPTH
+    (their launches, if any, are not read): the first three, by line."""
+    lines = [index.line_of(at) + 1 for at, msg in doc.errors if msg == "nested too deeply"]
+    return [f"line {line}: JSON nested more than {MAX_DEPTH} levels deep; that value is not read"
+            for line in lines[:3]]
 
 
 def parse_string_literal(text: str, start: int = 0) -> JString:

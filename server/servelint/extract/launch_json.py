@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import tree_sitter
 import tree_sitter_bash
 
-from servelint.extract.common import ExtractResult, ListHost, empty
-from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost,
+from servelint.extract.common import ExtractResult, ListHost, add_notice, empty
+from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost, deep_notices,
                                        has_lone_surrogate, map_token, parse, remove_elements,
                                        write_string)
 from servelint.extract.shell import (CLI_MODULES, LAUNCH_MODULES, OffsetMap, ShellHost, Source,
@@ -227,6 +227,8 @@ def _string_args(kind, entry, args: JString, cfg, text, index, env, anchor) -> L
 def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
     result = empty()
     doc = parse(text)
+    for said in deep_notices(doc, index):
+        add_notice(result, said)
     for cfg in _configurations(doc.root):
         launch = _launch(cfg, text, index)
         if launch is not None:

@@ -25,9 +25,9 @@ import logging
 import os
 import re
 
-from servelint.extract.common import ExtractResult, empty
-from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, map_finding, map_launch,
-                                       parse, remove_elements)
+from servelint.extract.common import ExtractResult, add_notice, empty
+from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, deep_notices,
+                                       map_finding, map_launch, parse, remove_elements)
 from servelint.extract.shell import extract_shell
 from servelint.model import LineIndex, Token
 
@@ -293,6 +293,8 @@ def _source(cell: JObject, text: str, index: LineIndex) -> InnerText | None:
 def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
     result = empty()
     doc = parse(text)
+    for said in deep_notices(doc, index):
+        add_notice(result, said)
     root = doc.root
     if not isinstance(root, JObject):
         return result

@@ -113,12 +113,45 @@ def _key_sets(catalog):
     return catalog._config_key_sets
 
 
+# Collections open at once beyond which a config file is not read: composing and
+# constructing a node recurse once per level (64k levels raised RecursionError), and
+# libyaml's scanner is quadratic in flow nesting.
+MAX_DEPTH = 200
+
+
+def _nested_too_deep(text: str, loader) -> int | None:
+    """The offset where a collection opens more than MAX_DEPTH deep, else None. Reads
+    the parser's events one at a time and stops there, so the cost stays linear."""
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    depth = 0
+    try:
+        for ev in yaml.parse(text, Loader=loader):
+            cls = type(ev)
+            if cls in starts:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return ev.start_mark.index
+            elif cls in ends:
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # yaml.compose reports it, at the same place
+    return None
+
+
 def config_tokens(text: str, catalog, origin: str | None = None) -> tuple[list[Token], list[Finding]]:
     """The words SGLang makes of a config file, each at its place in the file."""
     findings: list[Finding] = []
+    fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = fast if text.isascii() else yaml.SafeLoader
+    deep = _nested_too_deep(text, loader)
+    if deep is not None:
+        findings.append(BAD_CONFIG.finding(
+            f"servelint does not read this config file: it nests values more than {MAX_DEPTH} "
+            f"levels deep (SGLang's options take flat values)", Span(deep, min(deep + 1, len(text)))))
+        return [], findings
     try:
-        fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        root = yaml.compose(text, Loader=fast if text.isascii() else yaml.SafeLoader)
+        root = yaml.compose(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = mark.index if mark else 0

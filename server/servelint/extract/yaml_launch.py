@@ -51,8 +51,8 @@ else:
     from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.extract import yamlpos
-from servelint.extract.common import (ExtractResult, launch_from_tokens, script_launches,
-                                      script_word)
+from servelint.extract.common import (ExtractResult, add_notice, launch_from_tokens,
+                                      script_launches, script_word)
 from servelint.extract.shell import find_entry
 from servelint.extract import yaml_crds
 from servelint.extract.helm_values import Source, ValuesHost, chart_of
@@ -72,6 +72,20 @@ def _at(mark: _Mark | None) -> int:
     return mark.index
 
 _MAX_RETRIES = 6  # lines blanked where the parser stops, before settling for a partial tree
+
+# Collections open at once beyond which a document is not read further. libyaml's scanner
+# looks at every open flow collection for each token, so `[[[[...` 64k deep took 16 s
+# (quadratic); the walk below stops at the same depth. No manifest nests anywhere near it.
+MAX_DEPTH = 200
+
+
+class NestedTooDeep(Exception):
+    """The parse stopped: a collection opens more than MAX_DEPTH levels deep at `index`
+    (an offset into the text given to `compose`)."""
+
+    def __init__(self, index: int):
+        super().__init__(f"nested more than {MAX_DEPTH} levels deep")
+        self.index = index
 
 
 def has_launch_hint(text: str) -> bool:
@@ -155,42 +169,48 @@ class Node:
 
 def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
     """The documents of `text` as Nodes (offsets + base). On a YAML error, what was read
-    before it, with the collections still open marked `partial`."""
+    before it, with the collections still open marked `partial`. A collection opening
+    more than MAX_DEPTH deep stops the parse the same way (error NestedTooDeep): libyaml
+    gives events one at a time, so reading stops before the nesting costs quadratic time."""
     roots: list[Node] = []
     stack: list[Node] = []
     anchors: dict[str, Node] = {}
     error = None
 
-    def add(node: Node) -> None:
-        if stack:
-            stack[-1].items.append(node)
-        else:
-            roots.append(node)
-
+    # The event classes once, not through the lazy module for every event (a large
+    # document has millions of events).
+    scalar_ev, alias_ev = yaml.ScalarEvent, yaml.AliasEvent
+    seq_start, map_start = yaml.SequenceStartEvent, yaml.MappingStartEvent
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    items = roots.append  # where the next node goes: the open collection's items, or roots
     try:
         for ev in yaml.parse(text, Loader=loader()):
-            if isinstance(ev, yaml.ScalarEvent):
-                node = Node("scalar", base + _at(ev.start_mark), base + _at(ev.end_mark),
+            cls = type(ev)
+            if cls is scalar_ev:
+                node = Node("scalar", base + ev.start_mark.index, base + ev.end_mark.index,
                             ev.value, ev.style or "")
                 if ev.anchor:
                     anchors[ev.anchor] = node
-                add(node)
-            elif isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                kind = "seq" if isinstance(ev, yaml.SequenceStartEvent) else "map"
-                node = Node(kind, base + _at(ev.start_mark), base + _at(ev.end_mark),
-                            flow=bool(ev.flow_style))
+                items(node)
+            elif cls is seq_start or cls is map_start:
+                node = Node("seq" if cls is seq_start else "map", base + ev.start_mark.index,
+                            base + ev.end_mark.index, flow=bool(ev.flow_style))
                 if ev.anchor:
                     anchors[ev.anchor] = node
-                add(node)
+                if len(stack) >= MAX_DEPTH:
+                    raise NestedTooDeep(ev.start_mark.index)
+                items(node)
                 stack.append(node)
-            elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                items = node.items.append
+            elif cls in ends:
                 node = stack.pop()
-                node.end = base + _at(ev.end_mark)
-            elif isinstance(ev, yaml.AliasEvent):
-                node = Node("alias", base + _at(ev.start_mark), base + _at(ev.end_mark))
+                node.end = base + ev.end_mark.index
+                items = stack[-1].items.append if stack else roots.append
+            elif cls is alias_ev:
+                node = Node("alias", base + ev.start_mark.index, base + ev.end_mark.index)
                 node.target = anchors.get(ev.anchor) if ev.anchor is not None else None
-                add(node)
-    except yaml.YAMLError as exc:
+                items(node)
+    except (yaml.YAMLError, NestedTooDeep) as exc:
         error = exc
         at = _error_offset(exc, text)
         for node in stack:
@@ -200,6 +220,8 @@ def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
 
 
 def _error_offset(exc: Exception, text: str) -> int:
+    if isinstance(exc, NestedTooDeep):
+        return min(exc.index, len(text))
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     if mark is None:
         return len(text)
@@ -1176,6 +1198,9 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
         ls, le = index.line_start(line), index.line_end(line)
         if ls < start or le > end:
             break
+        if isinstance(error, NestedTooDeep):
+            add_notice(result, f"line {line + 1}: YAML nested more than {MAX_DEPTH} levels "
+                               f"deep; that line is not read")
         # Blank the line the parser stopped at; what it held is unknown.
         blanked = "".join(c if c in "\r\n" else " " for c in prep.text[ls:le])
         prep.text = prep.text[:ls] + blanked + prep.text[le:]
@@ -1192,6 +1217,11 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
         walk(ctx, root)
     if len(result.launches) > before:
         _settle_anchors(roots, result.launches[before:], index)
+    if isinstance(error, NestedTooDeep):
+        at = start + _error_offset(error, chunk)
+        add_notice(result, f"line {index.line_of(min(at, max(len(text) - 1, 0))) + 1}: YAML "
+                           f"nested more than {MAX_DEPTH} levels deep; the document is not "
+                           f"read past it")
     if error is not None:
         # Past the point the parser could not read: the shell lines of block scalars
         # (their lines are the document's lines) are still found.
