@@ -272,3 +272,32 @@ def test_the_shell_shortcut_never_disagrees_with_the_formats():
                 first = next((f.name for f in formats() if f.detect(name, lang, text)), None)
                 assert first == "shell", (name, lang, text, first)
     assert said > 20
+
+
+def test_plain_check_reads_as_the_parser_does():
+    """`check PATH...` without options skips argparse (cli.plain_check): the arguments are
+    the parser's, every default included; anything with an option goes to the parser."""
+    from servelint.cli import build_parser, cmd_check, plain_check
+    for argv in (["check", "a.sh"], ["check", "a.sh", "dir", "b c.py", "check"]):
+        fast = plain_check(argv)
+        assert fast is not None and fast.func is cmd_check
+        assert vars(fast) == vars(build_parser().parse_args(argv))
+        assert vars(fast) == vars(build_parser("check").parse_args(argv))
+    for argv in (["check"], ["check", "-"], ["check", "a.sh", "-q"], ["check", "--", "a"],
+                 ["rules"], ["check", "--format=json", "a"], ["lsp", "x"], []):
+        assert plain_check(argv) is None, argv
+
+
+def test_a_check_imports_neither_argparse_nor_hashlib(tmp_path):
+    """The modules a plain `servelint check FILE` of a shell script never needs (the second
+    run: the first, with an empty cache folder, reads normalize.yaml to fill it)."""
+    code = ("import sys, runpy; sys.argv = ['servelint', 'check', sys.argv[1]]\n"
+            "try:\n    runpy.run_module('servelint', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('argparse', 'hashlib', 'yaml', 'xml.etree.ElementTree')"
+            " if m in sys.modules))")
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code, str(EXAMPLE)], env=_env(tmp_path),
+                             capture_output=True, text=True, cwd=ROOT)
+    assert "SL013" in out.stdout  # it did lint the file
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout

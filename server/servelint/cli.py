@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 # Imported where they are used, not here: `main` pauses the cycle collector before the
 # modules a check needs are imported (see `main`), and `--version` or a usage error needs
@@ -15,6 +18,8 @@ import sys
 def flag_value(attr: str, comma_list: bool = False):
     """An argparse `type` that checks a flag's value with its settings field (schema.py),
     so the command line words a bad value as the editor and the project file do."""
+    import argparse
+
     from servelint.schema import BY_ATTR, Invalid
     field = BY_ATTR[attr]
 
@@ -522,27 +527,32 @@ def cmd_lsp(args) -> int:
     return run()  # 1 when the client sent exit without shutdown (the specification's code)
 
 
-class VersionAction(argparse.Action):
+def version_action() -> type[argparse.Action]:
     """--version: servelint's version and the SGLang releases its catalog knows, worked out
-    only when asked for."""
+    only when asked for (a class made here: argparse is imported with the parser)."""
+    import argparse
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help=None):
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+    class VersionAction(argparse.Action):
+        def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                     help=None):
+            super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser, namespace, values, option_string=None):
-        from servelint.release import version_text
-        print(version_text())
-        parser.exit()
+        def __call__(self, parser, namespace, values, option_string=None):
+            from servelint.release import version_text
+            print(version_text())
+            parser.exit()
+    return VersionAction
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser. With `command` (the subcommand the arguments name),
     only that subcommand's options are added: the others are listed (so help and
     usage read the same) but not built, a part of every cold start saved."""
+    import argparse
+
     from servelint.report import FORMATS
     p = argparse.ArgumentParser(prog="servelint", description="Lint SGLang launch commands.")
-    p.add_argument("--version", action=VersionAction,
+    p.add_argument("--version", action=version_action(),
                    help="print servelint's version and the SGLang releases it knows, and exit")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="lint files and folders")
@@ -644,6 +654,28 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+# What argparse makes of `check PATH...` with no option: every `check` option's default.
+# tests/test_cold_start.py holds it to the parser.
+CHECK_DEFAULTS = {
+    "command": "check", "stdin_filename": None, "format": None, "output_file": None,
+    "color": "auto", "fail_on": "error", "select": None, "ignore": None, "sglang_version": None,
+    "target_version": None, "gpu": None, "fix": False, "diff": False, "show_fixes": False,
+    "statistics": False, "add_noqa": None, "exit_zero": False, "rules": None,
+    "no_project_rules": False, "no_suppressions": False, "config": None, "isolated": False,
+    "no_respect_gitignore": False, "quiet": False,
+}
+
+
+def plain_check(argv: list[str]):
+    """The arguments of `servelint check PATH...` without any option (no word starting
+    with `-`), as the parser reads them, without importing argparse and building the
+    parser (a tenth of a cold check of one file); None for any other command line."""
+    if len(argv) < 2 or argv[0] != "check" or any(a.startswith("-") for a in argv[1:]):
+        return None
+    from types import SimpleNamespace
+    return SimpleNamespace(**CHECK_DEFAULTS, paths=argv[1:], func=cmd_check)
+
+
 def resume_collector(args) -> None:
     """Start-up is over: what it made is set aside for the cycle collector (`gc.freeze`),
     which is then turned back on (see `main`)."""
@@ -683,7 +715,9 @@ def _main(argv: list[str] | None, paused: bool) -> int:
     cut = argv.index("--") if "--" in argv else len(argv)
     argv = [("--add-noqa=" if a == "--add-noqa" and i < cut else a) for i, a in enumerate(argv)]
     command = argv[0] if argv and argv[0] in ("check", "rule", "rules", "lsp") else None
-    args = build_parser(command).parse_args(argv)
+    args = plain_check(argv)
+    if args is None:
+        args = build_parser(command).parse_args(argv)
     args.paused_collector = paused
     try:
         return args.func(args)
