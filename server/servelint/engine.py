@@ -235,13 +235,24 @@ class _Later:
         self.make = make
 
 
+_AT = object()  # in a _ParsedList: read the launch at this place when asked (maker)
+
+
 class _ParsedList(list):
+    maker: Callable[[int], ParsedLaunch] | None = None
+
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         v = super().__getitem__(i)
         if isinstance(v, _Later):
             v = v.make()
+            super().__setitem__(i, v)
+        elif v is _AT:
+            if i < 0:
+                i += len(self)
+            assert self.maker is not None
+            v = self.maker(i)
             super().__setitem__(i, v)
         return v
 
@@ -320,14 +331,17 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     count = len(launches)
     # The launches the edit did not reach, by the last lint's number: the first ones
     # (same place) and the last ones (moved by the edit's length).
-    keep = Prev(text, fmt, index, [], [], [], [], [], [], [], [], [], [], None) \
+    keep = Prev(text, fmt, index, [], [], [], [], [], [], [], [], [], [], [], None, {}, {}) \
         if cache is not None and not suppression_actions else None
-    align = None
+    # The launches the edit did not reach: the first `head` as they were, the last
+    # `tail` moved by the edit's length (the last lint's, taken in two slices).
+    head = tail = 0
     if keep is not None:
-        keep.context = _release_context(text, fmt, settings, path, memo)
+        keep.context = _release_context(text, fmt, settings, path, memo, prev, diff)
         if prev is not None and diff is not None and keep.context is not None \
                 and keep.context == prev.context:
-            align = _align(prev, diff, raw, count, text, index)
+            head, tail = _align(prev, diff, launches, count, text, index)
+
     def made_for(version: str) -> tuple[Catalog, Reader, Context, RuleSet]:
         made = per_release.get(version)
         if made is None:
@@ -339,43 +353,37 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                                            rules)
         return made
 
+    if (head or tail) and prev is not None:
+        # The last lint's launches were judged by what is still in effect: the model
+        # config files they read are unchanged, their releases' rules the same objects.
+        if any(stat(p) != st for p, st in prev.model_files.items()) or any(
+                made_for(version)[3] is not rules for version, rules in prev.rule_sets.items()):
+            head = tail = 0
+    if keep is not None and prev is not None and (head or tail):
+        keep.model_files.update(prev.model_files)
+        keep.rule_sets.update(prev.rule_sets)
+    if isinstance(result.parsed, _ParsedList):
+        result.parsed.maker = lambda i: _reading_at(launches, i, path,
+                                                    result.releases[i].version)()
     for n in range(count):
+        if n < head:
+            if n == 0:
+                assert prev is not None and keep is not None
+                _take(prev, keep, result, findings, launches, 0, head, 0, 0)
+                if cache is not None:
+                    cache.reused += head
+            continue
+        if tail and n == count - tail:
+            assert prev is not None and keep is not None
+            _take(prev, keep, result, findings, launches, len(prev.raw) - tail, len(prev.raw),
+                  n, len(text) - len(prev.text))
+            if cache is not None:
+                cache.reused += tail
+            break
         if should_stop is not None and should_stop():
             if cache is not None and used is not None:
                 cache.entries.update(used)
             raise Cancelled()
-        if align is not None and align[n] >= 0 and prev is not None and keep is not None:
-            o = align[n]
-            d = 0 if n < align[-1] else len(text) - len(prev.text)
-            model = prev.models[o]
-            release = prev.releases[o]
-            if (model is None or stat(model[0]) == model[1]) \
-                    and made_for(release.version)[3] is prev.rules[o]:
-                result.releases.append(release)
-                if result.rules is None:
-                    result.rules = prev.rules[o]
-                for said in prev.notices[o]:
-                    if said not in result.notices:
-                        result.notices.append(said)
-                mine = [moved(f, d, n) for f in prev.found[o]]
-                findings.extend(mine)
-                parsed = prev.parsed[o]
-                if d:
-                    parsed = _Later(_reading_at(launches, n, path, release.version))
-                result.parsed.append(parsed)
-                keep.raw.append(raw(n))
-                keep.releases.append(release)
-                keep.found.append(mine)
-                keep.notices.append(prev.notices[o])
-                keep.parsed.append(parsed)
-                keep.ws.append(prev.ws[o] + d)
-                keep.we.append(prev.we[o] + d)
-                keep.lines.append(prev.lines[o])
-                keep.models.append(model)
-                keep.rules.append(prev.rules[o])
-                if cache is not None:
-                    cache.reused += 1
-                continue
         launch = launches[n]
         notices_at = len(result.notices)
         found_at = len(findings)
@@ -398,7 +406,17 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 _remember(keep, raw(n), result, [], notices_at, None, False, None, None)
             continue
         try:
-            release = launch_release(text, fmt, launch, path, settings, memo)
+            uniform = cache.extras.get("release") if cache is not None else None
+            if keep is not None and keep.context is not None and launch.image is None \
+                    and uniform is not None and uniform[0] == keep.context:
+                # Nothing in the text places a release, and the launch names no image:
+                # its release is every such launch's (no reading of the text again).
+                release = uniform[1]
+            else:
+                release = launch_release(text, fmt, launch, path, settings, memo)
+                if keep is not None and keep.context is not None and launch.image is None \
+                        and cache is not None:
+                    cache.extras["release"] = (keep.context, release)
         except Exception:
             log.exception("detecting the release of a launch in %s failed", path or "<text>")
             release = LaunchRelease(newest_version(), None, "newest",
@@ -514,67 +532,155 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
 
 
 def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
-                     memo: dict) -> tuple | None:
+                     memo: dict, prev: Prev | None = None,
+                     diff: tuple[int, int] | None = None) -> tuple | None:
     """What decides the release of every launch of the document alike, when nothing in
     it decides one launch's release by where it stands (no pin, image or version range
     named in the text, not a Dockerfile's stages): the setting, or the project's files.
-    None otherwise (each launch's release is then detected again after an edit)."""
+    None otherwise (each launch's release is then detected again after an edit).
+
+    The text is read for pins again (release._scan) unless the edit's lines, before and
+    after, hold nothing such a reading looks for: in a shell script, no `sglang`,
+    `sgl-dev`, `git`, comment mark, and no backslash when the script clones SGLang (a
+    continuation can join a clone to its `--branch`)."""
     if settings.sglang_version != "auto":
         return ("setting", settings.sglang_version, settings.sglang_version_from)
     if fmt == "dockerfile":
         return None
     from servelint.release import _doc, project_release
-    scan = _doc(text).scan(fmt)
-    if scan.exact or scan.images or scan.ranges:
-        return None
+    clones: bool | None = None
+    if prev is not None and diff is not None and fmt == "shell" and prev.context is not None \
+            and prev.context[0] == "files":
+        p, s = diff
+        changed = (_lines_around(text, p, len(text) - s) + "\n"
+                   + _lines_around(prev.text, p, len(prev.text) - s)).lower()
+        clones = prev.context[2]
+        marks = ("sglang", "sgl-dev", "git", "#", "sgl-project") + (("\\",) if clones else ())
+        if any(m in changed for m in marks):
+            clones = None
+    if clones is None:
+        scan = _doc(text).scan(fmt)
+        if scan.exact or scan.images or scan.ranges:
+            return None
+        clones = "sgl-project" in text.lower()
     found = None
     if path:
         key = ("project", path, settings.project_root)
         found = memo.get(key)
         if found is None:
             found = memo[key] = project_release(path, settings.project_root)
-    return ("files", found)
+    return ("files", found, clones)
 
 
-def _align(prev: Prev, diff: tuple[int, int], raw: Callable, count: int, text: str,
-           index: LineIndex) -> list[int]:
-    """For each launch of this lint, the number of the same launch in the last lint when
-    the edit did not reach it (its window lies in the text both share, it was read the
-    same way, its release cannot have changed), else -1; the last item is how many of
-    the first launches are taken as they stand (the others after those are moved)."""
+def _lines_around(text: str, a: int, b: int) -> str:
+    """The whole lines of `text` that hold offsets a..b."""
+    start = text.rfind("\n", 0, a) + 1
+    end = text.find("\n", b)
+    return text[start:len(text) if end == -1 else end]
+
+
+def _align(prev: Prev, diff: tuple[int, int], launches, count: int, text: str,
+           index: LineIndex) -> tuple[int, int]:
+    """(head, tail): how many of the first launches of this lint are the last lint's
+    first ones where they were, and how many of the last are its last ones moved by the
+    edit's length. A launch counts when its window lies in the text both lints share, it
+    was read the same way (the same fingerprint at the same place), and nothing outside
+    that text decides its release or its messages (an image with a variable, line numbers
+    that moved)."""
     p, s = diff
     d = len(text) - len(prev.text)
-    tail = len(prev.text) - s
+    shared_end = len(prev.text) - s
     dlines = len(index.starts) - len(prev.index.starts)
-    align = [-1] * (count + 1)
+    raw = launches.raw if isinstance(launches, LaunchList) else launches.__getitem__
     m = len(prev.raw)
-
-    def same(item, old, shift: int) -> bool:
-        if raw_start(item) != raw_start(old) + shift:
-            return False
-        a, b = raw_fingerprint(item), raw_fingerprint(old)
-        if not (a is b or (a is not None and a == b)):
-            return False
-        image = (item.base if type(item) is Moved else item).image
-        return image is None or "$" not in image[0]
-
-    k = 0
-    while k < count and k < m:
-        if prev.found[k] is None or prev.we[k] > p or not same(raw(k), prev.raw[k], 0):
+    limit = min(count, m)
+    we, ws = prev.we, prev.ws
+    head = 0
+    while head < limit and 0 <= we[head] <= p and not prev.varies[head]:
+        head += 1
+    stored = list.__getitem__(launches, slice(0, head))
+    if stored != prev.raw[:head]:  # not the very objects: compare one by one
+        for i in range(head):
+            if not _same(raw(i), prev.raw[i], 0):
+                head = i
+                break
+    tail = 0
+    varies, lines, releases = prev.varies, prev.lines, prev.releases
+    while tail < count - head and tail < m - head:
+        o = m - 1 - tail
+        if ws[o] < shared_end or varies[o]:
             break
-        align[k] = k
-        k += 1
-    j = 1
-    while j <= count - k and j <= m - k:
-        o, n = m - j, count - j
-        if prev.found[o] is None or prev.ws[o] < tail or not same(raw(n), prev.raw[o], d):
-            break
-        if dlines and (prev.lines[o] or prev.releases[o].span is not None):
+        if dlines and (lines[o] or releases[o].span is not None):
             break  # its messages or its release name line numbers, which moved
-        align[n] = o
-        j += 1
-    align[count] = k
-    return align
+        tail += 1
+    if tail:
+        stored = list.__getitem__(launches, slice(count - tail, count))
+        if d or stored != prev.raw[m - tail:]:  # moved, or not the very objects
+            olds = prev.raw
+            for j in range(tail):
+                item, old = stored[tail - 1 - j], olds[m - 1 - j]
+                if not _same(item, old, d):
+                    tail = j
+                    break
+    return head, tail
+
+
+def _same(item, old, shift: int) -> bool:
+    """`item` is the launch `old` read again, `shift` characters further on."""
+    if raw_start(item) != raw_start(old) + shift:
+        return False
+    a, b = raw_fingerprint(item), raw_fingerprint(old)
+    return a is b or (a is not None and a == b)
+
+
+def _varies(item) -> bool:
+    """The launch's release depends on variables set elsewhere (its image names one)."""
+    image = (item.base if type(item) is Moved else item).image
+    return image is not None and "$" in image[0]
+
+
+def _take(prev: Prev, keep: Prev, result: LintResult, findings: list[Finding], launches,
+          o0: int, o1: int, n0: int, d: int) -> None:
+    """Take the last lint's launches o0..o1 as this lint's n0.., moved by `d`."""
+    releases = prev.releases[o0:o1]
+    result.releases.extend(releases)
+    if result.rules is None and o1 > o0:
+        result.rules = prev.rules[o0]
+    notices = prev.notices[o0:o1]
+    if any(notices):
+        for said in notices:
+            for one in said:
+                if one not in result.notices:
+                    result.notices.append(one)
+    if d == 0 and n0 == o0:
+        found = prev.found[o0:o1]
+        for mine in found:
+            if mine:
+                findings.extend(mine)  # the same findings: nothing changes them in place
+        parsed = prev.parsed[o0:o1]
+        ws, we = prev.ws[o0:o1], prev.we[o0:o1]
+    else:
+        found = []
+        for i, mine in enumerate(prev.found[o0:o1]):
+            if mine:
+                mine = [moved(f, d, n0 + i) for f in mine]
+                findings.extend(mine)
+            found.append(mine)
+        parsed = [_AT] * (o1 - o0)
+        ws = [x + d for x in prev.ws[o0:o1]]
+        we = [x + d for x in prev.we[o0:o1]]
+    list.extend(result.parsed, parsed)
+    keep.raw.extend(list.__getitem__(launches, slice(n0, n0 + o1 - o0)))
+    keep.releases.extend(releases)
+    keep.found.extend(found)
+    keep.notices.extend(notices)
+    keep.parsed.extend(parsed)
+    keep.ws.extend(ws)
+    keep.we.extend(we)
+    keep.lines.extend(prev.lines[o0:o1])
+    keep.models.extend(prev.models[o0:o1])
+    keep.rules.extend(prev.rules[o0:o1])
+    keep.varies.extend(prev.varies[o0:o1])
 
 
 def _remember(keep: Prev, item, result: LintResult, mine: list[Finding], notices_at: int,
@@ -592,6 +698,11 @@ def _remember(keep: Prev, item, result: LintResult, mine: list[Finding], notices
     keep.lines.append(bool(lines))
     keep.models.append(model_file)
     keep.rules.append(rules)
+    keep.varies.append(_varies(item))
+    if model_file is not None:
+        keep.model_files[model_file[0]] = model_file[1]
+    if rules is not None:
+        keep.rule_sets[result.releases[-1].version] = rules
 
 
 def _reading_at(launches, n: int, path: str | None, version: str) -> Callable[[], ParsedLaunch]:

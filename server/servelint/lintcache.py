@@ -368,4 +368,7 @@ class Prev:
     lines: list  # per launch: its messages name line numbers
     models: list  # per launch: (config.json path, its stat) or None
     rules: list  # per launch: the RuleSet it was checked with
+    varies: list  # per launch: its release depends on variables set elsewhere
     context: tuple | None  # what every launch's release depended on, when it is the same for all
+    model_files: dict  # every model config.json its launches read: path -> its stat then
+    rule_sets: dict  # release -> the RuleSet its launches were checked with

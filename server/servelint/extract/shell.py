@@ -1156,7 +1156,25 @@ def _continued(line: str) -> bool:
     return line.rstrip().endswith("\\")
 
 
-def _window_lines(lines: list[str], index: LineIndex, text: str, first: int, last: int,
+class _Lines:
+    """`text.split("\\n")`, each line cut out when asked (an edit looks at a few)."""
+
+    __slots__ = ("text", "starts", "n")
+
+    def __init__(self, text: str, index: LineIndex):
+        self.text = text
+        self.starts = index.starts
+        self.n = len(index.starts)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> str:
+        end = self.starts[i + 1] - 1 if i + 1 < self.n else len(self.text)
+        return self.text[self.starts[i]:end]
+
+
+def _window_lines(lines: "_Lines", index: LineIndex, text: str, first: int, last: int,
                   floor: int) -> list[list[int]]:
     """The windows (first line, last line) of the occurrences of `sglang` on lines
     `first`..`last`; a window never reaches back above line `floor`."""
@@ -1229,7 +1247,7 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
     """
     if "=(" in text and ("[@]}" in text or "[*]}" in text):
         return None  # arrays: a launch's words (or its entrypoint) may sit outside any window
-    lines = text.split("\n")
+    lines = _Lines(text, index)
     n = len(lines)
     memo = extract_memo()
     if memo is None:
@@ -1267,7 +1285,10 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             first_changed = index.line_of(p)
             last_changed_old = old_index.line_of(len(was) - s_len)
             dlines = len(index.starts) - len(old_index.starts)
-            before = [w for w in old if w.last + 1 < first_changed]
+            for w in old:  # the windows above the edit, up to the first that is not
+                if w.last + 1 >= first_changed:
+                    break
+                before.append(w)
             for w in reversed(old):  # the windows below the edit, up to the first that is not
                 if w.first - 1 <= last_changed_old or (dlines and w.line is not None):
                     break
@@ -1284,7 +1305,8 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             after.pop(0)
             continue
         break
-    by_text = {w.sub: w for w in old}
+    # The windows the edit may have moved or changed, by their text.
+    by_text = {w.sub: w for w in old[len(before):len(old) - len(after)]} if middle else {}
     made: list[_Window] = list(before)
     for s, e in middle:
         start = index.line_start(s)
@@ -1318,10 +1340,13 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
                             {(a - start, b - start): seg - start
                              for (a, b), seg in own.segments.items()},
                             s if part.findings and LINE_READS[0] != reads else None))
-    for w in after:
-        made.append(_Window(w.first + dlines, w.last + dlines, w.start + d, w.sub,
-                            [moved_again(i, d, host) for i in w.items] if d else w.items,
-                            w.findings, w.segments, w.line))
+    if d == 0 and dlines == 0:
+        made.extend(after)  # an edit that kept the length: nothing below it moved
+    else:
+        for w in after:
+            made.append(_Window(w.first + dlines, w.last + dlines, w.start + d, w.sub,
+                                [moved_again(i, d, host) for i in w.items] if d else w.items,
+                                w.findings, w.segments, w.line))
     memo["shell-windows"] = made
     memo["shell-index"] = index
     launches = LaunchList()
@@ -1329,9 +1354,11 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
     for w in made:
         launches.extend(w.items)
         # The window's own findings and array words are kept relative to its start.
-        findings.extend(moved(f, w.start) for f in w.findings)
-        for (a, b), seg in w.segments.items():
-            host.segments[(a + w.start, b + w.start)] = seg + w.start
+        if w.findings:
+            findings.extend(moved(f, w.start) for f in w.findings)
+        if w.segments:
+            for (a, b), seg in w.segments.items():
+                host.segments[(a + w.start, b + w.start)] = seg + w.start
     return ShellResult(launches, findings)
 
 
