@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.servelint-test-installed
 NPM_STAMP := node_modules/.servelint-npm-installed
 WHEEL_STAMP := client/.wheelhouse/.fetched
 
-.PHONY: demo test install install-test bench docs catalogs conformance sglang-env nvim clean node client wheelhouse vscode-e2e
+.PHONY: demo test install install-test bench docs catalogs conformance sglang-env nvim clean node client wheelhouse vscode-e2e fuzz
 
 # An editable install writes no bytecode; compile it once, as a regular pip install does,
 # so the language server does not recompile its modules at every start.
@@ -91,6 +91,14 @@ test: $(TEST_STAMP) nvim client
 	$(PY) -m mypy
 	$(PY) -m pytest -q
 	$(VSCODE_E2E)
+
+## The attack suite's long fuzzing run (issue 17): mutated documents of every format for ten
+## minutes, every fix and the fix-all applied and re-parsed; prints its counts, exits 1 on a
+## failure (tests/test_attack.py runs a fast subset in `make test`; other seeds and lengths:
+## .venv/bin/python tools/fuzz.py --help).
+fuzz: $(STAMP)
+	@$(PY) -m compileall -q server/servelint >/dev/null
+	$(PY) tools/fuzz.py --seed 17 --seconds 600
 
 bench: $(STAMP)
 	@$(PY) -m compileall -q server/servelint >/dev/null

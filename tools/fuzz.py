@@ -21,12 +21,17 @@ Each document is checked for:
 - `bad-edit`: an edit out of the text, edits of one fix that overlap (one would be
   dropped), or an edit that starts or ends between the \\r and \\n of a line end;
 - `fix-breaks-syntax` (a safe fix) and `action-breaks-syntax` (an unsafe one, offered in
-  the editor only): the fixed text parses worse than the original in the format's own
-  syntax (servelint.fixcheck.breaks_syntax);
+  the editor only): a file that parsed in the format's own syntax does not after the fix
+  (servelint.fixcheck.breaks_syntax). Such a fix is not offered (the editor's code actions
+  and fix-all check every fix), but its making is a bug all the same;
 - `fix-all-breaks-syntax`: the same for `engine.fix_all_text` (`--fix`, the editor's
   fix-all);
 - `window-disagrees`: fixcheck's fast check (the edited statement alone) and its check of
   the whole text disagree.
+
+Counted apart, and no failure: `caught-on-broken-input`, a fix that adds a parse problem
+to a file that did not parse before (a half-typed line): breaks_syntax keeps it from being
+offered, which is what it is for.
 
 It prints the counts (documents, fixes tried, failures by kind) and a minimal
 reproduction of the first failures of each kind, and exits 1 when anything failed.
@@ -65,6 +70,7 @@ SKIP_SUFFIXES = (".jsonl", ".expected", ".fixed", ".txt", ".lock")
 MAX_SEED_CHARS = 64_000
 KINDS = ("crash", "internal-error", "hang", "bad-edit", "fix-breaks-syntax", "action-breaks-syntax",
          "fix-all-breaks-syntax", "window-disagrees")
+CAUGHT = "caught-on-broken-input"  # counted, not a failure
 
 
 @dataclass
@@ -319,7 +325,11 @@ def check_document(name: str, text: str, settings: Settings, counts: Counts | No
             after = apply_edits(text, fx.edits)
             why = fixcheck.breaks_syntax(fmt, text, after)
             if why is not None:
-                fail("fix-breaks-syntax" if fx.safe else "action-breaks-syntax", why, label)
+                old = fixcheck.parse_result(fmt or "", text)
+                if old is not None and old.errors:
+                    fail(CAUGHT, why, label)
+                else:
+                    fail("fix-breaks-syntax" if fx.safe else "action-breaks-syntax", why, label)
             if cross_check and fmt in fixcheck.PARSERS:
                 old = fixcheck.parse_result(fmt, text)
                 assert old is not None
@@ -408,7 +418,8 @@ def run(seed: int, count: int | None, seconds: float | None, limit: float,
         out: Callable[[str], None] = print, show: int = 2, reduce: bool = True,
         relint: bool = True, corpus: bool = True) -> tuple[Counts, list[Failure]]:
     """Check `count` documents (or as many as `seconds` allow): with `corpus`, every corpus
-    document as it is first, then mutated ones. The counts and the failures."""
+    document as it is first, then mutated ones. The counts and the failures (the fixes
+    caught on broken input are counted and shown, and are no failure)."""
     # what servelint logs when it catches its own failure is counted (internal-error), not
     # printed
     logging.getLogger("servelint").setLevel(logging.CRITICAL)
@@ -416,7 +427,7 @@ def run(seed: int, count: int | None, seconds: float | None, limit: float,
     settings = Settings(project_rules=False)
     seeds = all_seeds()
     counts = Counts()
-    failures: list[Failure] = []
+    found: list[Failure] = []
     start = time.monotonic()
     n = 0
     while True:
@@ -428,15 +439,17 @@ def run(seed: int, count: int | None, seconds: float | None, limit: float,
         base = seeds[n] if as_is else rng.choice(seeds)
         text = base.text if as_is else mutate(rng, base.text)[0]
         n += 1
-        failures.extend(timed_check(base.name, text, settings, limit, counts, relint=relint))
-    counts.failures = {k: sum(1 for f in failures if f.kind == k) for k in KINDS}
+        found.extend(timed_check(base.name, text, settings, limit, counts, relint=relint))
+    counts.failures = {k: sum(1 for f in found if f.kind == k) for k in KINDS + (CAUGHT,)}
     out(f"seed {seed}: {counts.documents} documents ({len(seeds)} corpus files and launches"
-        f"{' as they are, then mutations' if corpus else ', mutated'}) in {time.monotonic() - start:.1f} s; {counts.fixes} fixes tried, "
-        f"{counts.fix_alls} fix-alls")
+        f"{' as they are, then mutations' if corpus else ', mutated'}) in "
+        f"{time.monotonic() - start:.1f} s; {counts.fixes} fixes tried, {counts.fix_alls} fix-alls")
     out("  by format: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.by_format.items())))
-    out("  failures: " + ", ".join(f"{k} {v}" for k, v in counts.failures.items()))
+    out("  failures: " + ", ".join(f"{k} {v}" for k, v in counts.failures.items() if k != CAUGHT))
+    out(f"  not failures: {CAUGHT} {counts.failures[CAUGHT]} (fixes the check keeps from being "
+        "offered on files that did not parse)")
     shown: dict[str, int] = {}
-    for f in failures:
+    for f in found:
         if shown.get(f.kind, 0) >= show:
             continue
         shown[f.kind] = shown.get(f.kind, 0) + 1
@@ -445,7 +458,7 @@ def run(seed: int, count: int | None, seconds: float | None, limit: float,
         if f.fix:
             out(f"  fix: {f.fix}")
         out(f"  reproduction ({len(small)} characters): {small[:600]!r}")
-    return counts, failures
+    return counts, [f for f in found if f.kind != CAUGHT]
 
 
 def main(argv: list[str] | None = None) -> int:

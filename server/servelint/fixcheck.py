@@ -37,7 +37,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 from servelint.lazy import yaml
 from servelint.model import Edit, Fix, LineIndex, Span
@@ -65,13 +65,14 @@ def _ok(text: str) -> Parse:
 
 # --- pieces parsed once ------------------------------------------------------------------------
 
-_UNITS: OrderedDict[tuple[str, str], int] = OrderedDict()
+T = TypeVar("T")
+_UNITS: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _UNIT_CHARS = 1 << 16  # a larger piece is parsed every time
 _UNITS_BUDGET = 1 << 22  # characters of pieces remembered (a 20k-line file's all fit)
 _units_held = [0]
 
 
-def _unit(kind: str, text: str, count: Callable[[str], int]) -> int:
+def _unit(kind: str, text: str, count: Callable[[str], T]) -> T:
     """`count(text)`, remembered for small texts: a document's cells, code blocks and
     shell commands are mostly the same before and after a fix, and are parsed once."""
     if len(text) > _UNIT_CHARS:
@@ -404,9 +405,11 @@ def _dockerfile(text: str) -> Parse:
                                         "of strings"))
             continue
         if keyword in _SHELL_FORM and args.strip():
-            count = _shell_count(args)
-            problems.extend([(start, f"Dockerfile: {keyword}'s shell command does not parse")]
-                            * count)
+            # where in the command (a fix that continues a line onto a broken one moves the
+            # problem into this instruction, not ahead of it)
+            count, at = _unit("shell-at", args, lambda t: _shell_errors(t)[:2])
+            problems.extend([(min(start + len(word) + 1 + at, len(text)),
+                              f"Dockerfile: {keyword}'s shell command does not parse")] * count)
     if not problems:
         return _ok(text)
     at, what = min(problems)
@@ -626,8 +629,20 @@ def compare(fmt: str, old: Parse, before: str, after: str) -> str | None:
         return f"the fixed text no longer parses ({new.what})"
     if new.errors > old.errors:
         return f"the fix adds a parse problem ({new.what})"
-    if new.first < old.first + min(0, len(after) - len(before)):
-        return f"the fix adds a parse problem earlier in the text ({new.what})"
+    # Where the first problem may be now: the text before the first edited character is
+    # the same, so a problem there is the fix's (Python reports an unclosed bracket where
+    # it opens); an edit wholly ahead of the old first problem moves it by its length; a
+    # problem inside the edited text may be the old one moved, and only its count tells.
+    p = _common_prefix(before, after)
+    end_old = len(before) - _common_suffix(before, after, min(len(before), len(after)) - p)
+    if end_old <= old.first:
+        allowed = old.first + min(0, len(after) - len(before))
+    elif p >= old.first:
+        allowed = old.first
+    else:
+        allowed = p
+    if new.first < allowed:
+        return f"the fix adds a parse problem ahead of the first one ({new.what})"
     return None
 
 
