@@ -41,6 +41,8 @@ class _Ctx:
         self.doc_index = doc_index if doc_index is not None else (
             self.index if doc_text is None else LineIndex(self.doc_text))
         self.escape = escape
+        # The source's lines are the document's own (a notebook cell's are not).
+        self.plain = to_doc is None and escape is None
         self.catalog = catalog
         self.result = ExtractResult([], [])
         self._fields: dict | None = None

@@ -586,7 +586,7 @@ class _Extractor:
             ends.append(e)
         script = "".join(chars)
         table = [ctx.doc(x) for x in starts] + [ctx.doc(ends[-1]) if ends else ctx.doc(dec.parts[-1].body_end)]
-        quote = "" if dec.verbatim_lines and ctx.escape is None and ctx.to_doc is None else '"'
+        quote = "" if dec.verbatim_lines and ctx.plain else '"'
         found = script_launches(script, table, 0, ctx.doc_text, ctx.doc_index, quote)
         # Tighten token ends: a word's end is the end of its last character's source
         # (not the start of whatever source follows, e.g. a Python `\<newline>`).
@@ -1249,8 +1249,10 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 class _ChunkLines(LineIndex):
     """A chunk's lines, numbered as the document numbers them (messages name lines); an
-    offset is the chunk's. A line outside the chunk is noted (the chunk then cannot be
-    read on its own)."""
+    offset is the chunk's. A line before the chunk reads as empty: only the shell reader
+    looks there, for a backslash that would continue a command onto the launch's line,
+    to place the launch's anchor, which the Python reader replaces (`shell`). A line
+    after the chunk is noted (the chunk then cannot be read on its own)."""
 
     def __init__(self, text: str, first: int):
         super().__init__(text)
@@ -1262,16 +1264,18 @@ class _ChunkLines(LineIndex):
 
     def _local(self, line: int) -> int:
         k = line - self.first
-        if k < 0 or k >= len(self.starts):
+        if k >= len(self.starts):
             self.outside = True
-            return max(0, min(k, len(self.starts) - 1))
+            return len(self.starts) - 1
         return k
 
     def line_start(self, line: int) -> int:
-        return super().line_start(self._local(line))
+        k = self._local(line)
+        return 0 if k < 0 else super().line_start(k)
 
     def line_end(self, line: int) -> int:
-        return super().line_end(self._local(line))
+        k = self._local(line)
+        return 0 if k < 0 else super().line_end(k)
 
 
 class _Facts:
@@ -1326,14 +1330,14 @@ class _ChunkExtractor(_Extractor):
     `foreign` is set when the answer lies in another chunk."""
 
     facts: _Facts
-    unit: "_Unit"
 
-    def begin(self, ctx: _Ctx, facts: _Facts, unit: "_Unit") -> None:
+    def begin(self, ctx: _Ctx, facts: _Facts, own_mods: dict[str, int]) -> None:
+        """`own_mods`: the top-level changes of names in the text read (`_module_changes`)."""
         self.ctx = ctx
         self.facts = facts
-        self.unit = unit
+        self.own_mods = own_mods
         self.deps: dict[tuple[str, str], object] = {}
-        self.foreign = False
+        self.foreign: set[tuple[str, str]] = set()  # questions answered by other chunks
 
     def imported(self, name: str) -> str | None:
         v = _imported(self.facts.aliases, self.facts.branch, name)
@@ -1351,7 +1355,7 @@ class _ChunkExtractor(_Extractor):
         if g == 1:
             own = self.assigned.get(name, [])
             if len(own) != 1:
-                self.foreign = True  # assigned once, in another chunk
+                self.foreign.add(("a", name))  # assigned once, in another chunk
             return own if own else _MANY
         return [] if g == 0 else _MANY
 
@@ -1361,10 +1365,10 @@ class _ChunkExtractor(_Extractor):
         return v
 
     def module_changes(self, name: str) -> None:
-        others = self.facts.mods.get(name, 0) - self.unit.mods.get(name, 0)
+        others = self.facts.mods.get(name, 0) - self.own_mods.get(name, 0)
         self.deps[("m", name)] = others
         if others:
-            self.foreign = True
+            self.foreign.add(("m", name))
 
 
 def _module_changes(tree: ast.AST) -> dict[str, int]:
@@ -1418,6 +1422,7 @@ class _Unit:
         self.mods: dict[str, int] = {}
         self.result: ExtractResult | None = None
         self.deps: dict = {}
+        self.foreign: set | None = None  # read, and needs these answers of other chunks
         self.line: int | None = None
         self.pending: _ChunkExtractor | None = None  # parsed in this lint, not yet read
 
@@ -1655,33 +1660,147 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
         facts = _Facts(units)
         if st.facts is None or facts.__dict__ != st.facts.__dict__:
             for u in {id(u): u for u in units}.values():
-                if u.result is not None and any(facts.answer(key, u) != v
-                                                for key, v in u.deps.items()):
-                    u.result = None
+                if (u.result is not None or u.foreign is not None) and \
+                        any(facts.answer(key, u) != v for key, v in u.deps.items()):
+                    u.result = u.foreign = None
         else:
             facts = st.facts
     st.facts, st.units, st.complete = facts, units, True
-    # 5. Read the chunks whose result is not known; place every chunk's launches.
+    # 5. Read the chunks whose result is not known; those that need others are read
+    # together with them (`_clusters`); place every other chunk's launches.
     result = ExtractResult([], [])
     out_launches, out_findings = result.launches, result.findings
     try:
+        foreign = []
         for i in range(n):
             u = units[i]
             if u is _BLANK:
                 continue
-            start = starts[i]
-            if u.result is not None and u.line is not None and u.line != index.line_of(start):
+            if u.result is not None and u.line is not None and u.line != index.line_of(starts[i]):
                 u.result = None
-            if u.result is None and not _read(u, facts, index.line_of(start), catalog):
+            if u.result is None and u.foreign is None and \
+                    not _read(u, facts, index.line_of(starts[i]), catalog):
                 return None
+            if u.foreign is not None:
+                foreign.append(i)
+        members: set[int] = set()
+        if foreign:
+            clustered = _clusters(foreign, units, chunks, starts, text, index, facts, catalog)
+            if clustered is None:
+                return None
+            members, out_launches[:], out_findings[:] = clustered
+        for i in range(n):
+            u = units[i]
+            if u is _BLANK or i in members:
+                continue
+            start = starts[i]
             for launch in u.result.launches:
                 out_launches.append(_placed(launch, start, text, index))
             if u.result.findings:
                 out_findings.extend(moved(f, start) for f in u.result.findings)
+        if members:
+            out_launches.sort(key=lambda l: l.span.start)
     finally:
         for u in units:
             u.pending = None
     return result
+
+
+class _Pieces:
+    """Offsets in chunks written one after another (a blank line between two) to offsets
+    in the document; the blank line after a chunk maps to the chunk's end."""
+
+    def __init__(self, pieces: list[tuple[int, int, int]]):
+        self.pieces = pieces  # (offset in the joined text, offset in the document, length)
+        self.at = [p[0] for p in pieces]
+
+    def __call__(self, offset: int) -> int:
+        k = max(0, bisect.bisect_right(self.at, offset) - 1)
+        s, d, length = self.pieces[k]
+        return d + min(offset - s, length)
+
+
+def _clusters(foreign: list[int], units: list[_Unit], chunks: list[str], starts: list[int],
+              text: str, index: LineIndex, facts: _Facts, catalog):
+    """Chunks that need other chunks (a name assigned once elsewhere, a list changed at the
+    top level elsewhere) read together with those chunks, as the whole module would read
+    them: (the chunks so read, their launches, their findings), None when one fails."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(i: int, keys) -> bool:
+        grew = False
+        for kind, name in keys:
+            for t, u in enumerate(units):
+                if u is not _BLANK and name in (u.counts if kind == "a" else u.mods):
+                    a, b = find(i), find(t)
+                    if a != b:
+                        parent[a] = b
+                        grew = True
+        return grew
+
+    for i in foreign:
+        join(i, units[i].foreign)
+    while True:
+        groups: dict[int, list[int]] = {}
+        for i in list(parent):
+            groups.setdefault(find(i), []).append(i)
+        launches: list[Launch] = []
+        findings: list = []
+        grew = False
+        for group in groups.values():
+            group.sort()
+            out = _read_together(group, units, chunks, starts, text, index, facts, catalog)
+            if out is None:
+                return None
+            if isinstance(out, set):
+                if not join(group[0], out):
+                    return None  # nothing more to read with it: cannot happen, be safe
+                grew = True
+                continue
+            launches += out[0]
+            findings += out[1]
+        if not grew:
+            return set(parent), launches, findings
+
+
+def _read_together(group: list[int], units: list[_Unit], chunks: list[str], starts: list[int],
+                   text: str, index: LineIndex, facts: _Facts, catalog):
+    """Read chunks `group` as one module (in document offsets): (launches, findings), the
+    questions still answered outside the group (a set), or None when reading fails."""
+    pieces = []
+    pos = 0
+    own_mods: dict[str, int] = {}
+    for i in group:
+        pieces.append((pos, starts[i], len(chunks[i])))
+        pos += len(chunks[i]) + 1
+        for name, c in units[i].mods.items():
+            own_mods[name] = own_mods.get(name, 0) + c
+    doc = "\n".join(chunks[i] for i in group)
+    src = "\n".join(units[i].text for i in group)
+    tree = _parse_chunk(src)
+    if tree is None:
+        return None
+    ctx = _Ctx(doc, _Pieces(pieces), text, index, None, catalog)
+    ctx.plain = True  # the chunks' lines are the document's lines
+    if src != doc:
+        ctx.text = src
+        ctx.src = PySource(src)
+    ex = _ChunkExtractor(ctx, tree)
+    ex.begin(ctx, facts, own_mods)
+    try:
+        ex.run()
+    except Exception:
+        return None
+    if ex.foreign:
+        return ex.foreign
+    return ctx.result.launches, ctx.result.findings
 
 
 def _units(st: _State, chunks: list[str], names: frozenset | None,
@@ -1713,8 +1832,9 @@ def _units(st: _State, chunks: list[str], names: frozenset | None,
 
 
 def _read(u: _Unit, facts: _Facts, line: int, catalog) -> bool:
-    """Read one unit's launches with the module's facts; False when it needs another chunk
-    (or reading it failed: the whole module is then read, as before)."""
+    """Read one unit's launches with the module's facts (`u.result`), or learn that it needs
+    other chunks (`u.foreign`). False when reading failed: the whole module is then read,
+    as before."""
     ex = u.pending
     if ex is None:
         if not u.parse():
@@ -1726,16 +1846,19 @@ def _read(u: _Unit, facts: _Facts, line: int, catalog) -> bool:
     if u.text != u.doc:
         ctx.text = u.text
         ctx.src = PySource(u.text)
-    ex.begin(ctx, facts, u)
+    ex.begin(ctx, facts, u.mods)
     reads = LINE_READS[0]
     try:
         ex.walk()
     except Exception:
         return False
-    if ex.foreign or lines.outside:
+    if lines.outside:
         return False
-    u.result = ctx.result
     u.deps = ex.deps
+    if ex.foreign:
+        u.foreign = frozenset(ex.foreign)
+        return True
+    u.result = ctx.result
     u.line = line if ctx.result.findings and LINE_READS[0] != reads else None
     return True
 
