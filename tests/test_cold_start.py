@@ -301,3 +301,60 @@ def test_a_check_imports_neither_argparse_nor_hashlib(tmp_path):
                              capture_output=True, text=True, cwd=ROOT)
     assert "SL013" in out.stdout  # it did lint the file
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+PACK_RUN = r"""
+import json, zlib
+from servelint import catalog
+doc = catalog._pack()
+plain = json.loads(zlib.decompress(catalog._read_pack(), 31))
+cat = catalog.load_catalog()
+print(json.dumps({"stats": catalog.PACK_STATS, "same": catalog._decoded(catalog._read_pack()) == plain,
+                  "versions": list(catalog.known_versions()), "options": len(cat.options),
+                  "first": repr(cat.options[0])}))
+"""
+
+
+def _pack_run(cache: Path | str) -> dict:
+    out = subprocess.run([sys.executable, "-c", PACK_RUN], env=_env(cache), check=True,
+                         capture_output=True, text=True, cwd=ROOT)
+    return json.loads(out.stdout)
+
+
+def test_catalog_pack_cache_is_used_checked_and_rebuilt(tmp_path):
+    """The decoded catalog pack is kept as marshal data in the cache folder: the second run
+    reads it; a cut, changed, empty or foreign file is never trusted (the pack is decoded
+    again and the file rewritten), and the catalogs are the same every time."""
+    first = _pack_run(tmp_path)
+    # written by the first _decoded() call, read by the second one in PACK_RUN
+    assert first["stats"] == {"cache_read": 1, "cache_written": 1} and first["same"]
+    cache_file = tmp_path / "catalogs.marshal"
+    data = cache_file.read_bytes()
+    second = _pack_run(tmp_path)
+    assert second["stats"] == {"cache_read": 2, "cache_written": 0}
+    assert {k: second[k] for k in ("same", "versions", "options", "first")} == \
+        {k: first[k] for k in ("same", "versions", "options", "first")}
+    head, _, body = data.partition(b"\n")
+    corruptions = [
+        b"",
+        data[: len(data) // 2],  # cut short: its CRC does not match
+        head + b"\n" + body[:-40] + b"\x00" * 40,  # changed under a good header
+        head.replace(b"servelint-catalogs/2", b"servelint-catalogs/0", 1) + b"\n" + body,
+        b"x" * 100 + b"\n" + body,  # a header that is not this key
+    ]
+    for bad in corruptions:
+        cache_file.write_bytes(bad)
+        again = _pack_run(tmp_path)
+        assert again["stats"]["cache_written"] == 1, bad[:40]
+        assert again["same"] and again["versions"] == first["versions"]
+        assert again["first"] == first["first"] and again["options"] == first["options"]
+        assert cache_file.read_bytes() == data  # written again as it was
+
+
+def test_catalog_pack_without_a_writable_cache(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    for cache in (blocked / "sub", ""):
+        run = _pack_run(cache)
+        assert run["stats"] == {"cache_read": 0, "cache_written": 0} and run["same"]
+        assert run["options"] > 100

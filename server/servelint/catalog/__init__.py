@@ -18,10 +18,11 @@ from __future__ import annotations
 import bisect
 import gc
 import json
+import marshal
 import os
 import re
+import sys
 import zlib
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,8 +35,18 @@ PACK_NAME = "releases.json.gz"
 PACK_FORMAT = "servelint-catalogs/2"
 
 
-@dataclass(frozen=True, slots=True)
+_OPTION_FIELDS = ("names", "dest", "kind", "nargs", "action", "type", "choices", "default",
+                  "help", "hidden", "metavar", "required", "deprecated", "removed", "message",
+                  "replacement")
+
+
 class Option:
+    """One option of a release's parser. What `@dataclass(frozen=True, slots=True)` made
+    (the same init, equality, hash, repr and frozen slots), written out: the generated
+    version cost every cold start its code generation and a second class (issue 16)."""
+
+    __slots__ = _OPTION_FIELDS
+
     names: tuple[str, ...]
     dest: str
     kind: str  # flag | value | optional | list | bool_optional
@@ -52,6 +63,60 @@ class Option:
     removed: bool
     message: str | None
     replacement: str | None
+
+    def __init__(self, names: tuple[str, ...], dest: str, kind: str, nargs: Any, action: str,
+                 type: str | None, choices: tuple[Any, ...] | None, default: Any,
+                 help: str | None, hidden: bool, metavar: Any, required: bool, deprecated: bool,
+                 removed: bool, message: str | None, replacement: str | None) -> None:
+        put = object.__setattr__
+        put(self, "names", names)
+        put(self, "dest", dest)
+        put(self, "kind", kind)
+        put(self, "nargs", nargs)
+        put(self, "action", action)
+        put(self, "type", type)
+        put(self, "choices", choices)
+        put(self, "default", default)
+        put(self, "help", help)
+        put(self, "hidden", hidden)
+        put(self, "metavar", metavar)
+        put(self, "required", required)
+        put(self, "deprecated", deprecated)
+        put(self, "removed", removed)
+        put(self, "message", message)
+        put(self, "replacement", replacement)
+
+    def _values(self) -> tuple:
+        return (self.names, self.dest, self.kind, self.nargs, self.action, self.type,
+                self.choices, self.default, self.help, self.hidden, self.metavar,
+                self.required, self.deprecated, self.removed, self.message, self.replacement)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in _OPTION_FIELDS)
+        return f"Option({inner})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple:
+        return self._values()
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(_OPTION_FIELDS, state):
+            object.__setattr__(self, name, value)
 
     @property
     def name(self) -> str:
@@ -283,14 +348,50 @@ def _read_pack() -> bytes:
 
 @lru_cache(maxsize=1)
 def _pack() -> _Pack:
-    data = zlib.decompress(_read_pack(), 31)  # 31: the gzip format
+    raw = _read_pack()
     enabled = gc.isenabled()
     gc.disable()  # as in _Pack.options: many small containers, no cycles
     try:
-        return _Pack(json.loads(data))
+        return _Pack(_decoded(raw))
     finally:
         if enabled:
             gc.enable()
+
+
+PACK_CACHE = "catalogs.marshal"
+# How often the decoded pack came from the cache file or was written to it in this process
+# (tests count them; the linter never reads them).
+PACK_STATS = {"cache_read": 0, "cache_written": 0}
+
+
+def _decoded(raw: bytes) -> dict[str, Any]:
+    """The pack's JSON document. Unzipping and decoding it was a twentieth of a cold
+    `servelint check` of one file (issue 16): the document is also kept in the cache folder
+    (catalog/cache.py) as marshal data (Python's bytecode format, read several times
+    faster), under a first line holding its key (the pack's CRC-32 and size, this Python's
+    bytecode tag and marshal version) and the CRC-32 of the data after it. A file with
+    another key or a wrong CRC, one that does not load, or no cache folder: the pack is
+    decoded, and the file written again when the folder allows."""
+    from servelint.catalog.cache import read_cache, write_cache
+
+    key = (f"{PACK_FORMAT} {zlib.crc32(raw):08x} {len(raw)} {sys.implementation.cache_tag} "
+           f"{marshal.version}").encode()
+    cached = read_cache(PACK_CACHE)
+    if cached is not None:
+        head, _, body = cached.partition(b"\n")
+        if head == key + b" %08x" % zlib.crc32(body):
+            try:
+                doc = marshal.loads(body)
+            except (ValueError, EOFError, TypeError):
+                doc = None
+            if isinstance(doc, dict) and doc.get("format") == PACK_FORMAT:
+                PACK_STATS["cache_read"] += 1
+                return doc
+    doc = json.loads(zlib.decompress(raw, 31))  # 31: the gzip format
+    body = marshal.dumps(doc)
+    if write_cache(PACK_CACHE, key + b" %08x\n" % zlib.crc32(body) + body):
+        PACK_STATS["cache_written"] += 1
+    return doc
 
 
 def known_versions() -> tuple[str, ...]:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import zlib
 from dataclasses import field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from servelint.catalog import Catalog, Option, version_key
+# The cache folder's helpers, named here too (they were defined here first).
+from servelint.catalog.cache import CACHE_ENV, cache_dir, read_cache, write_cache
 from servelint.lazy import Record
 from servelint.model import Severity
 from servelint.rules.condition import ConditionError, options_of, parse_condition
@@ -621,8 +622,6 @@ def bundled_packs(version: str) -> tuple[LoadedPack, ...]:
 # the full build (the result is the same).
 
 CACHE_FORMAT = 1
-CACHE_ENV = "SERVELINT_CACHE_DIR"  # a folder; empty: no cache file is read or written
-_CACHE_KEEP = 24  # rule-index files kept in the cache folder (oldest removed first)
 
 # What the index is computed from, besides bundled.json: the rule code and the catalogs.
 _FINGERPRINT = ("rules/__init__.py", "rules/condition.py", "rules/resolve.py", "rules/derive.py",
@@ -633,64 +632,6 @@ _FINGERPRINT = ("rules/__init__.py", "rules/condition.py", "rules/resolve.py", "
 # How many records were compiled (`build_rule`) and index files written in this process
 # (tests count work with these; they are never read by the linter).
 STATS = {"built": 0, "cache_written": 0, "cache_read": 0}
-
-
-def cache_dir() -> str | None:
-    """The folder of servelint's cache files: $SERVELINT_CACHE_DIR (empty: none), else the
-    platform's user cache folder."""
-    env = os.environ.get(CACHE_ENV)
-    if env is not None:
-        return env or None
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
-    elif sys.platform == "darwin":
-        base = os.path.expanduser("~/Library/Caches")
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    if not os.path.isabs(base):
-        return None  # no home folder to put it in: never a folder relative to the cwd
-    return os.path.join(base, "servelint")
-
-
-def read_cache(name: str) -> bytes | None:
-    folder = cache_dir()
-    if folder is None:
-        return None
-    try:
-        with open(os.path.join(folder, name), "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
-
-
-def write_cache(name: str, data: bytes, prefix: str | None = None) -> bool:
-    """Write a cache file atomically (a temporary file renamed over it); False, and
-    nothing else, when the folder cannot be written. With `prefix`, the oldest files
-    starting with it are removed beyond _CACHE_KEEP."""
-    folder = cache_dir()
-    if folder is None:
-        return False
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, os.path.join(folder, name))
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return False
-    if prefix:
-        try:
-            old = sorted((e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
-                         if e.name.startswith(prefix) and e.is_file())
-            for _, path in old[:-_CACHE_KEEP]:
-                os.unlink(path)
-        except OSError:
-            pass
-    return True
 
 
 def json_cached(name: str, key: str, make: Callable[[], Any]) -> Any:
