@@ -25,6 +25,7 @@ instruction also removes the escape character that continued into it.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -428,13 +429,16 @@ class _Reader:
                 stages.append((self.index.line_start(ins.first), image))
                 if name:
                     named[name] = image
+        # The stage a launch is in: the last one starting at or before it, found by
+        # bisection (a Dockerfile of thousands of stages, each launching, cost
+        # launches x stages: 16,000 took 12 s here).
+        starts = [start for start, _ in stages]  # in file order, so sorted
         for launch in self.result.launches:
             if launch.image is not None:
                 continue
-            for start, image in reversed(stages):
-                if start <= launch.span.start:
-                    launch.image = image
-                    break
+            k = bisect.bisect_right(starts, launch.span.start) - 1
+            if k >= 0:
+                launch.image = stages[k][1]
 
     # pieces ---------------------------------------------------------------------------
 
