@@ -17,7 +17,7 @@ from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
 from servelint.lintcache import (_EXTRACT_MEMO, Entry, LaunchList, LintCache, Prev, file_stat, launch_key,
                                  Moved, moved, raw_fingerprint, raw_start, relative, text_diff, window)
-from servelint.model import LINE_READS, Finding, Launch, LineIndex, Span
+from servelint.model import LINE_READS, Finding, Fix, Launch, LineIndex, Span
 from servelint.rules import RuleSet, rule_set
 from servelint.modelinfo import config_path_of, read_config
 from servelint.rules.apply import apply_rules
@@ -213,12 +213,28 @@ class LintResult:
     notices: list[str] = field(default_factory=list)
     rules: RuleSet | None = None  # the rules in effect (None when nothing launches), for hover
     _index: LineIndex | None = None
+    _suppressions: Suppressions | None = None  # made by suppression_fixes when first asked
 
     @property
     def index(self) -> LineIndex:
         if self._index is None:
             self._index = LineIndex(self.text)
         return self._index
+
+
+def suppression_fixes(result: LintResult, finding: Finding) -> list[Fix]:
+    """The unsafe fixes "Disable CODE for this launch" and "... for this file" of one
+    finding of `result`, made when asked (the editor's code actions): the same as
+    `lint(..., suppression_actions=True)` gives the finding, without giving them to every
+    finding of every lint."""
+    sup = result._suppressions
+    if sup is None:
+        sup = result._suppressions = Suppressions(result.text, result.index, result.format)
+    copy = Finding(finding.code, finding.severity, finding.message, finding.span,
+                   finding.related, [], finding.deprecated, finding.unnecessary,
+                   finding.launch_index, finding.sglang)
+    sup.add_actions([copy], result.launches)
+    return copy.fixes
 
 
 class Cancelled(Exception):

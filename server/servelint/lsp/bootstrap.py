@@ -284,7 +284,7 @@ def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
     cache = LintCache()  # the server goes on with it (take_first_lint)
     trace("started")
     text, language = doc.get("text", ""), doc.get("languageId")
-    result = lint(text, uri_to_path(uri), language, settings, suppression_actions=True, cache=cache)
+    result = lint(text, uri_to_path(uri), language, settings, cache=cache)
     trace("finished")
     FIRST[:] = [(uri, version, text, language, settings, result, cache)]
     if result.rules is not None and result.rules.problems:

@@ -37,8 +37,9 @@ from servelint import __version__
 from servelint import config, serialize
 from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
-from servelint.engine import Cancelled, LintResult, fix_all_text, lint
+from servelint.engine import Cancelled, LintResult, fix_all_text, lint, suppression_fixes
 from servelint.lintcache import LintCache
+from servelint.model import Finding
 from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
@@ -406,14 +407,12 @@ class ServelintServer(LanguageServer):
             return state.result
         text, language, settings = doc.source, doc.language_id, self.settings_for(uri)
         return await asyncio.get_running_loop().run_in_executor(
-            self.executor, lambda: lint(text, uri_to_path(uri), language, settings,
-                                        suppression_actions=True))
+            self.executor, lambda: lint(text, uri_to_path(uri), language, settings))
 
     @staticmethod
-    def current_fixes(result: LintResult, diag: lsp.Diagnostic) -> list[dict]:
-        """The fixes of the finding that has `diag`'s code and range in `result`, the lint
-        of the document's current text (its main token or one of its other flags); []
-        when none has."""
+    def current_finding(result: LintResult, diag: lsp.Diagnostic) -> Finding | None:
+        """The finding that has `diag`'s code and range in `result`, the lint of the
+        document's current text (its main token or one of its other flags), or None."""
         rng = diag.range
         want = (rng.start.line, rng.start.character, rng.end.line, rng.end.character)
         index = result.index
@@ -422,8 +421,28 @@ class ServelintServer(LanguageServer):
                 continue
             for span in [f.span] + [r.span for r in f.related if r.mark and r.path is None]:
                 if index.position(span.start) + index.position(span.end) == want:
-                    return serialize.fixes(f, index)
-        return []
+                    return f
+        return None
+
+    @classmethod
+    def current_fixes(cls, result: LintResult, diag: lsp.Diagnostic) -> list[dict]:
+        """The fixes of `diag`'s finding in `result` ([] when it has none there)."""
+        f = cls.current_finding(result, diag)
+        return [] if f is None else serialize.fixes(f, result.index)
+
+    @classmethod
+    def suppression_actions(cls, result: LintResult, diag: lsp.Diagnostic) -> list[dict]:
+        """"Disable CODE for this launch/file" for `diag`'s finding in `result`, made when
+        the editor asks (engine.suppression_fixes): a lint does not give them to every
+        finding, so an edit's lint is not slowed by them."""
+        f = cls.current_finding(result, diag)
+        if f is None:
+            return []
+        index = result.index
+        return [{"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
+                 "edits": [{"range": serialize.lsp_range(index, e.span), "newText": e.new_text}
+                           for e in fx.edits]}
+                for fx in suppression_fixes(result, f)]
 
     async def fix_all_edit(self, uri: str) -> lsp.TextEdit | None:
         """The one edit that applies every safe fix to the document, or None. Computed
@@ -574,8 +593,7 @@ def timed_lint(text, path, language_id, settings, cache=None, should_stop=None):
     """The editor's lint of a document, on the lint thread: with the document's cache
     and stopping (engine.Cancelled) when `should_stop` says a newer text came."""
     start = time.perf_counter()
-    result = lint(text, path, language_id, settings, suppression_actions=True, cache=cache,
-                  should_stop=should_stop)
+    result = lint(text, path, language_id, settings, cache=cache, should_stop=should_stop)
     return result, time.perf_counter() - start
 
 
@@ -826,12 +844,14 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
             if diag.source != "servelint" or not isinstance(diag.data, dict):
                 continue
             fixes = diag.data.get("fixes", [])
+            current = current or await ls.current_result(uri)
             if diag.data.get("version") not in (None, doc.version):
                 # Edits computed for another text would corrupt this one. VS Code may ask
                 # with the diagnostics of the text before an edit it just made (the new
                 # ones are on their way): use the same finding's fixes in the current text.
-                current = current or await ls.current_result(uri)
                 fixes = ls.current_fixes(current, diag) if current is not None else []
+            if current is not None:
+                fixes = fixes + ls.suppression_actions(current, diag)
             for fx in fixes:
                 actions.append(lsp.CodeAction(
                     title=fx["title"] if str(diag.code) in fx["title"] else f"{fx['title']} ({diag.code})",
