@@ -309,7 +309,10 @@ from servelint import catalog
 doc = catalog._pack()
 plain = json.loads(zlib.decompress(catalog._read_pack(), 31))
 cat = catalog.load_catalog()
-print(json.dumps({"stats": catalog.PACK_STATS, "same": catalog._decoded(catalog._read_pack()) == plain,
+decoded, args = catalog._decoded(catalog._read_pack())
+made = catalog._Pack(plain)
+same = decoded == plain and args == [made.option_args(r) for r in range(len(made.records))]
+print(json.dumps({"stats": catalog.PACK_STATS, "same": same,
                   "versions": list(catalog.known_versions()), "options": len(cat.options),
                   "first": repr(cat.options[0])}))
 """
@@ -322,6 +325,8 @@ def _pack_run(cache: Path | str) -> dict:
 
 
 def test_catalog_pack_cache_is_used_checked_and_rebuilt(tmp_path):
+    import zlib
+
     """The decoded catalog pack is kept as marshal data in the cache folder: the second run
     reads it; a cut, changed, empty or foreign file is never trusted (the pack is decoded
     again and the file rewritten), and the catalogs are the same every time."""
@@ -340,6 +345,7 @@ def test_catalog_pack_cache_is_used_checked_and_rebuilt(tmp_path):
         data[: len(data) // 2],  # cut short: its CRC does not match
         head + b"\n" + body[:-40] + b"\x00" * 40,  # changed under a good header
         head.replace(b"servelint-catalogs/2", b"servelint-catalogs/0", 1) + b"\n" + body,
+        head[:-8] + b"%08x" % zlib.crc32(b"x") + b"\nx",  # a good CRC of data not marshal
         b"x" * 100 + b"\n" + body,  # a header that is not this key
     ]
     for bad in corruptions:

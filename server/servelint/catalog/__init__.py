@@ -254,7 +254,7 @@ class _Pack:
     table, the records (one value id per column), the releases by version with their
     record ids decoded on first use, and the versions in ascending order."""
 
-    def __init__(self, doc: dict[str, Any]):
+    def __init__(self, doc: dict[str, Any], args: list[tuple] | None = None):
         if doc.get("format") != PACK_FORMAT:
             raise ValueError(f"unknown catalog pack format {doc.get('format')!r}")
         self.fields: list[str] = doc["fields"]
@@ -266,6 +266,8 @@ class _Pack:
         self.versions: tuple[str, ...] = tuple(self.releases)
         self._rids: dict[str, list[int]] = {}
         self._options: list[Option | None] = [None] * len(self.records)
+        # each record's Option arguments (`option_args`), when the cache file had them
+        self._args = args if args is not None and len(args) == len(self.records) else None
         # where each field is: (column, index in the column's array or -1)
         self._where = {f: (c, -1 if len(col) == 1 else col.index(f))
                        for c, col in enumerate(self.columns) for f in col}
@@ -286,20 +288,24 @@ class _Pack:
     def dest(self, rid: int) -> str:
         return self.values[self.records[rid][self._dest_col]]
 
+    def option_args(self, rid: int) -> tuple:
+        """The arguments of record `rid`'s `Option`, in its fields' order."""
+        values = self.values
+        cells = [values[v] for v in self.records[rid]]
+        (names, dest, kind, nargs, action, type_, choices, default, help_, hidden, metavar,
+         required, deprecated, removed, message, replacement) = [
+            cells[c] if i < 0 else cells[c][i] for c, i in self._slots]
+        return (tuple(names), dest, kind, nargs, action or "store", type_,
+                tuple(choices) if choices is not None else None, default, help_,
+                bool(hidden), metavar, bool(required), bool(deprecated), bool(removed),
+                message, replacement)
+
     def option(self, rid: int) -> Option:
         """The `Option` of record `rid`, built once and shared by every release holding it."""
         opt = self._options[rid]
         if opt is None:
-            values = self.values
-            cells = [values[v] for v in self.records[rid]]
-            (names, dest, kind, nargs, action, type_, choices, default, help_, hidden, metavar,
-             required, deprecated, removed, message, replacement) = [
-                cells[c] if i < 0 else cells[c][i] for c, i in self._slots]
-            opt = Option(tuple(names), dest, kind, nargs, action or "store", type_,
-                         tuple(choices) if choices is not None else None, default, help_,
-                         bool(hidden), metavar, bool(required), bool(deprecated), bool(removed),
-                         message, replacement)
-            self._options[rid] = opt
+            opt = self._options[rid] = Option(
+                *(self._args[rid] if self._args is not None else self.option_args(rid)))
         return opt
 
     def options(self, rids: list[int]) -> list[Option]:
@@ -352,46 +358,53 @@ def _pack() -> _Pack:
     enabled = gc.isenabled()
     gc.disable()  # as in _Pack.options: many small containers, no cycles
     try:
-        return _Pack(_decoded(raw))
+        return _Pack(*_decoded(raw))
     finally:
         if enabled:
             gc.enable()
 
 
 PACK_CACHE = "catalogs.marshal"
+_PACK_CACHE_LAYOUT = 2  # what the file holds: (the document, each record's Option arguments)
 # How often the decoded pack came from the cache file or was written to it in this process
 # (tests count them; the linter never reads them).
 PACK_STATS = {"cache_read": 0, "cache_written": 0}
 
 
-def _decoded(raw: bytes) -> dict[str, Any]:
-    """The pack's JSON document. Unzipping and decoding it was a twentieth of a cold
-    `servelint check` of one file (issue 16): the document is also kept in the cache folder
+def _decoded(raw: bytes) -> tuple[dict[str, Any], list[tuple]]:
+    """The pack's JSON document, and each record's `Option` arguments. Unzipping and
+    decoding the pack and making the arguments of a release's options was a tenth of a
+    cold `servelint check` of one file (issue 16): both are also kept in the cache folder
     (catalog/cache.py) as marshal data (Python's bytecode format, read several times
     faster), under a first line holding its key (the pack's CRC-32 and size, this Python's
-    bytecode tag and marshal version) and the CRC-32 of the data after it. A file with
-    another key or a wrong CRC, one that does not load, or no cache folder: the pack is
-    decoded, and the file written again when the folder allows."""
+    bytecode tag and marshal version, the file's layout) and the CRC-32 of the data after
+    it. A file with another key or a wrong CRC, one that does not load or is not the
+    expected shape, or no cache folder: the pack is decoded, and the file written again
+    when the folder allows."""
     from servelint.catalog.cache import read_cache, write_cache
 
     key = (f"{PACK_FORMAT} {zlib.crc32(raw):08x} {len(raw)} {sys.implementation.cache_tag} "
-           f"{marshal.version}").encode()
+           f"{marshal.version} {_PACK_CACHE_LAYOUT}").encode()
     cached = read_cache(PACK_CACHE)
     if cached is not None:
         head, _, body = cached.partition(b"\n")
         if head == key + b" %08x" % zlib.crc32(body):
             try:
-                doc = marshal.loads(body)
+                got = marshal.loads(body)
             except (ValueError, EOFError, TypeError):
-                doc = None
-            if isinstance(doc, dict) and doc.get("format") == PACK_FORMAT:
+                got = None
+            if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) \
+                    and got[0].get("format") == PACK_FORMAT and isinstance(got[1], list) \
+                    and len(got[1]) == len(got[0].get("records", ())):
                 PACK_STATS["cache_read"] += 1
-                return doc
+                return got
     doc = json.loads(zlib.decompress(raw, 31))  # 31: the gzip format
-    body = marshal.dumps(doc)
+    pack = _Pack(doc)
+    args = [pack.option_args(rid) for rid in range(len(pack.records))]
+    body = marshal.dumps((doc, args))
     if write_cache(PACK_CACHE, key + b" %08x\n" % zlib.crc32(body) + body):
         PACK_STATS["cache_written"] += 1
-    return doc
+    return doc, args
 
 
 def known_versions() -> tuple[str, ...]:
