@@ -293,6 +293,8 @@ class LineIndex:
             return len(self.text)
         start = starts[line]
         end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.text)
+        if start < end < len(self.text) and self.text[end] == "\n" and self.text[end - 1] == "\r":
+            end -= 1  # a \r\n ends the line: the \r is not in it
         if self.ascii:
             return min(start + character, end)
         units = 0

@@ -39,7 +39,7 @@ from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
 from servelint.engine import Cancelled, LintResult, fix_all_text, lint, suppression_fixes
 from servelint.lintcache import LintCache
-from servelint.model import Finding
+from servelint.model import Finding, LineIndex
 from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
                                      config_problem_messages, file_path,
                                      is_cell_uri, pack_problem_messages,
@@ -92,6 +92,33 @@ def _lsp_lines(self) -> tuple[str, ...]:
 
 
 TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignment]
+
+_PYGLS_INCREMENTAL = TextDocument._apply_incremental_change
+
+
+def _apply_incremental_change(self, change) -> None:
+    """An editor's edit applied by slicing the text at the two offsets of its range (the
+    document's line index is kept and edited along). pygls 2.1.1 split the whole text into
+    lines and wrote every line out again: 15 ms per keystroke on a 20,000-line file, on
+    the event loop. Positions are UTF-16 columns (the encoding servelint uses), clamped to
+    the line's end as the protocol says; any other encoding goes the pygls way."""
+    codec = self._position_codec
+    if getattr(codec, "encoding", "utf-16") not in ("utf-16", lsp.PositionEncodingKind.Utf16):
+        _PYGLS_INCREMENTAL(self, change)
+        return
+    source = self.source
+    index = getattr(self, "_servelint_index", None)
+    if index is None or index.text is not source:
+        index = LineIndex(source)
+    rng = change.range
+    a = index.offset(rng.start.line, rng.start.character)
+    b = max(a, index.offset(rng.end.line, rng.end.character))
+    new = source[:a] + change.text + source[b:]
+    self._source = new
+    self._servelint_index = LineIndex.edited(index, new, a, len(source) - b)
+
+
+TextDocument._apply_incremental_change = _apply_incremental_change  # type: ignore[method-assign]
 
 
 class ServelintProtocol(LanguageServerProtocol):
