@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+import time
 
 CAPABILITIES_VERSION = 1
 
@@ -284,7 +285,17 @@ def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
     cache = LintCache()  # the server goes on with it (take_first_lint)
     trace("started")
     text, language = doc.get("text", ""), doc.get("languageId")
-    result = lint(text, uri_to_path(uri), language, settings, cache=cache)
+    import gc
+    paused = gc.isenabled()
+    gc.disable()  # as the server's lints (lsp/server.py timed_lint): no collection mid-lint
+    began = time.perf_counter()
+    try:
+        result = lint(text, uri_to_path(uri), language, settings, cache=cache)
+    finally:
+        if time.perf_counter() - began > 0.25:  # as lsp/server.py settle_after_lint
+            gc.freeze()
+        if paused:
+            gc.enable()
     trace("finished")
     FIRST[:] = [(uri, version, text, language, settings, result, cache)]
     if result.rules is not None and result.rules.problems:
