@@ -232,6 +232,11 @@ def parse_file(path: str, explicit: bool = False) -> ProjectConfig | None:
                                              "not read"])
     except OSError as exc:
         return ProjectConfig(path, problems=[f"cannot read the file: {exc.strerror or exc}"])
+    if is_pyproject and not explicit and b"servelint" not in data and b"\\u" not in data \
+            and b"\\U" not in data:
+        # Someone else's pyproject.toml (no key is named servelint without the word, or an
+        # escape spelling it): not a configuration, and not worth a TOML parser's import.
+        return None
     tomllib = _toml()
     try:
         doc = tomllib.loads(data.decode("utf-8"))

@@ -165,3 +165,25 @@ class Record:
     def _frozen_delattr(self, name: str) -> None:
         from dataclasses import FrozenInstanceError
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class LazyPattern:
+    """A regular expression compiled at its first use, not when its module is imported: a
+    pattern costs about half a million instructions to compile, and most of a module's
+    patterns serve texts a cold check may never see (suppression comments, say). After
+    the first use its methods are read as fast as a compiled pattern's."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self._source = (pattern, flags)
+
+    def __getattr__(self, attr: str) -> Any:
+        import re
+
+        compiled = re.compile(*self._source)
+        for name in ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn",
+                     "split", "pattern", "flags", "groups", "groupindex"):
+            self.__dict__[name] = getattr(compiled, name)
+        return getattr(compiled, attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy pattern {self._source[0]!r}>"

@@ -35,7 +35,7 @@ from typing import Callable, Iterable
 
 from servelint.checks.bad_suppression import CHECK as BAD_CHECK
 from servelint.checks.unused_suppression import CHECK as UNUSED_CHECK
-from servelint.lazy import Record
+from servelint.lazy import LazyPattern, Record
 from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Span
 
 MARK = "servelint:"
@@ -54,12 +54,13 @@ MARKERS = {"shell": HASH, "yaml": HASH, "sglang-config": HASH, "dockerfile": HAS
 # Markdown: the fence's language; blocks servelint reads are shell, Python or Dockerfile.
 SLASH_INFOS = {"json", "jsonc", "json5"}
 
-_CODE = re.compile(r"[^,\s]+")
-_STARTS = {m: re.compile(re.escape(m) + r"[ \t]*servelint:") for m in (HASH, SLASHES)}
-_HTML_START = re.compile(r"<!--[ \t]*servelint:")
-_BODY = re.compile(r"[ \t]*([A-Za-z][\w-]*)[ \t]*(=?)")
-_QUOTE_PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
-_INDENT = re.compile(r"[ \t]*")
+# Compiled at their first use (servelint/lazy.py): most texts have no suppression comment.
+_CODE = LazyPattern(r"[^,\s]+")
+_STARTS = {m: LazyPattern(re.escape(m) + r"[ \t]*servelint:") for m in (HASH, SLASHES)}
+_HTML_START = LazyPattern(r"<!--[ \t]*servelint:")
+_BODY = LazyPattern(r"[ \t]*([A-Za-z][\w-]*)[ \t]*(=?)")
+_QUOTE_PREFIX = LazyPattern(r"[ \t]*(?:>[ \t]?)*[ \t]*")
+_INDENT = LazyPattern(r"[ \t]*")
 
 
 def _lead(raw: str, kind: _Line) -> str:
@@ -578,7 +579,7 @@ class Suppressions:
         return "\r\n" if end > 0 and self.text[end - 1:end] == "\r" else "\n"
 
 
-_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))")
+_HEREDOC = LazyPattern(r"<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))")
 
 
 def _heredoc_lines(text: str, index: LineIndex) -> set[int]:
@@ -616,8 +617,8 @@ def _inside(span: Span, outer: Span) -> bool:
 
 # --- constructs that start on a line -----------------------------------------------------------
 
-_YAML_PROPS = re.compile(r"(?:[|>](?:[-+]?[1-9]?|[1-9][-+])|&\S+|![^\s]*)")
-_SEQ_HEADER = re.compile(r"-(?:[ \t]+(?:[|>](?:[-+]?[1-9]?|[1-9][-+])|&\S+|![^\s]*))*[ \t]*(?:#.*)?")
+_YAML_PROPS = LazyPattern(r"(?:[|>](?:[-+]?[1-9]?|[1-9][-+])|&\S+|![^\s]*)")
+_SEQ_HEADER = LazyPattern(r"-(?:[ \t]+(?:[|>](?:[-+]?[1-9]?|[1-9][-+])|&\S+|![^\s]*))*[ \t]*(?:#.*)?")
 
 
 def _yaml_key(content: str) -> int | None:
