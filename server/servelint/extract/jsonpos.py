@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from servelint.model import Edit, Finding, Host, LineIndex, Span, Token, write_all
 
@@ -33,7 +34,7 @@ _HEX = set("0123456789abcdefABCDEF")
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _STOP = re.compile(r'["\\\\\n]')
 _WS = re.compile(r"[ \t\r\n\ufeff]+")
-_NESTING = re.compile(r'[\[\]{}"/]')
+_NESTING = re.compile(r'[\[{]+|[\]}]+|["/]')
 _WORD_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
 
 
@@ -66,8 +67,8 @@ class JString(Node):
         self.closed = closed
         self._value: str | None = None
         self._value_known = False
-        self._starts: list[int] | None = None
-        self._ends: list[int] | None = None
+        self._starts: Sequence[int] | None = None
+        self._ends: Sequence[int] | None = None
 
     @property
     def content(self) -> Span:
@@ -92,24 +93,31 @@ class JString(Node):
         return self._value
 
     @property
-    def starts(self) -> list[int]:
+    def starts(self) -> Sequence[int]:
         return self._tables()[0]
 
     @property
-    def ends(self) -> list[int]:
+    def ends(self) -> Sequence[int]:
         return self._tables()[1]
 
-    def _tables(self) -> tuple[list[int], list[int]]:
-        if self._starts is None or self._ends is None:
-            return self._decode()
-        return self._starts, self._ends
+    def _tables(self) -> tuple[Sequence[int], Sequence[int]]:
+        if self._starts is not None and self._ends is not None:
+            return self._starts, self._ends
+        i, n = self.start + 1, self.content_end
+        value = self.value
+        if value is not None and len(value) == n - i:
+            # No escape (every escape is longer than what it decodes to): character k
+            # sits at i + k. Ranges made when asked, not lists kept: a list holds an int
+            # object per character (36 bytes), and a notebook's sources are most of it.
+            return range(i, n + 1), range(i + 1, n + 1)
+        return self._decode()
 
-    def _decode(self) -> tuple[list[int], list[int]]:
+    def _decode(self) -> tuple[Sequence[int], Sequence[int]]:
         t = self._doc
         i, n = self.start + 1, self.content_end
         chars: list[str] = []
-        starts: list[int] = []
-        ends: list[int] = []
+        starts = array("q")
+        ends = array("q")
         ok = True
         while i < n:
             c = t[i]
@@ -280,9 +288,15 @@ class _Parser:
                 self.ws()
                 i = self.pos if self.pos > i else i + 1
                 continue
-            i += 1
-            depth += 1 if c in "[{" else -1
-            if depth <= 0:
+            run = m.end() - i  # a run of openings or of closings: `[[[[` is one match
+            if c in "[{":
+                depth += run
+                i += run
+            elif run < depth:
+                depth -= run
+                i += run
+            else:
+                i += depth
                 break
         self.pos = i
         return JScalar(start, i, "invalid", None)
@@ -562,8 +576,8 @@ class InnerText:
     the document edit deleting strings i..j whole (array elements with their commas)."""
 
     text: str
-    starts: list[int]
-    ends: list[int]
+    starts: Sequence[int]  # arrays of machine integers: 8 bytes a character, not 36
+    ends: Sequence[int]
     pieces: list[tuple[int, int]] = field(default_factory=list)
     remove_pieces: Callable[[int, int], Edit] | None = None
 
@@ -571,8 +585,8 @@ class InnerText:
     def of_strings(cls, strings: list[JString],
                    remove_pieces: Callable[[int, int], Edit] | None = None) -> InnerText | None:
         chars: list[str] = []
-        starts: list[int] = []
-        ends: list[int] = []
+        starts = array("q")
+        ends = array("q")
         pieces = []
         a = 0
         for s in strings:
