@@ -379,8 +379,8 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         keep.model_files.update(prev.model_files)
         keep.rule_sets.update(prev.rule_sets)
     if isinstance(result.parsed, _ParsedList):
-        result.parsed.maker = lambda i: _reading_at(launches, i, path,
-                                                    result.releases[i].version)()
+        releases = result.releases  # not `result`: the list would hold its own result
+        result.parsed.maker = lambda i: _reading_at(launches, i, path, releases[i].version)()
     for n in range(count):
         if n < head:
             if n == 0:
@@ -497,6 +497,12 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         except Exception:
             log.exception("rules failed on %s", path or "<text>")
             result.notices.append("internal error while applying rules; see the log")
+        # The rules' resolved view of the launch (rules/resolve.py view) refers back to it:
+        # dropped once the rules are done, so a result kept in an editor is freed by
+        # reference counting alone (the server sets large results aside from the cycle
+        # collector, lsp/server.py settle_after_lint). Hover makes it again when asked.
+        if hasattr(parsed, "__dict__"):
+            vars(parsed).pop("_servelint_resolved", None)
         if config_file is not None:
             findings[start:] = settle_foreign(findings[start:], config_file)
         if getattr(launch.host, "sources", None):
