@@ -311,3 +311,36 @@ def test_root_cause_removing_a_continued_line_keeps_the_crlf_whole():
         assert fuzz._edit_problem(text, fx.edits) is None
         after = apply_edits(text, fx.edits)
         assert after.count("\r\n") == after.count("\n"), repr(after)
+
+
+def test_minimal_edit_is_the_smallest_edit_between_two_texts():
+    """edits.minimal_edit (the editor's fix-all edit) compares blocks of text, not
+    characters one by one; it gives what the character by character definition gives."""
+    import random
+
+    from servelint.edits import minimal_edit
+
+    def by_characters(old: str, new: str):
+        start, limit = 0, min(len(old), len(new))
+        while start < limit and old[start] == new[start]:
+            start += 1
+        eo, en = len(old), len(new)
+        while eo > start and en > start and old[eo - 1] == new[en - 1]:
+            eo, en = eo - 1, en - 1
+        return start, eo, new[start:en]
+
+    rng = random.Random(17)
+    for _ in range(3000):
+        old = "".join(rng.choice("ab\n") for _ in range(rng.randint(0, 400)))
+        chars = list(old)
+        for _ in range(rng.randint(0, 3)):
+            i = rng.randint(0, len(chars))
+            chars[i:i + rng.randint(0, 3)] = rng.choice(["", "a", "b", "ab", "\n"])
+        new = "".join(chars)
+        got = minimal_edit(old, new)
+        if old == new:
+            assert got is None
+            continue
+        assert got is not None
+        assert (got.span.start, got.span.end, got.new_text) == by_characters(old, new)
+        assert apply_edits(old, [got]) == new

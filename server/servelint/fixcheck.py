@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
 from servelint.lazy import yaml
+from servelint.edits import apply_edits, common_prefix, common_suffix
 from servelint.model import Edit, Fix, LineIndex, Span
 
 
@@ -528,46 +529,6 @@ _WINDOW_COUNT: dict[str, Callable[[str], int]] = {"shell": _shell_count, "python
 _WHOLE = "whole"  # the windowed check cannot tell: parse the whole text
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """How many characters `a` and `b` share at the start (compared in growing blocks:
-    string comparison, not a Python loop per character)."""
-    limit = min(len(a), len(b))
-    lo, step = 0, 64
-    while lo < limit:  # find a differing block
-        hi = min(lo + step, limit)
-        if a[lo:hi] != b[lo:hi]:
-            while hi - lo > 1:  # bisect inside it: a[lo:...] agrees up to the difference
-                mid = (lo + hi) // 2
-                if a[lo:mid] == b[lo:mid]:
-                    lo = mid
-                else:
-                    hi = mid
-            return lo
-        lo = hi
-        step *= 2
-    return limit
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """How many characters `a` and `b` share at the end, at most `limit`."""
-    n, m = len(a), len(b)
-    got, step = 0, 64
-    while got < limit:
-        want = min(got + step, limit)
-        if a[n - want:n - got] != b[m - want:m - got]:
-            lo, hi = got, want
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if a[n - mid:n - lo] == b[m - mid:m - lo]:
-                    lo = mid
-                else:
-                    hi = mid
-            return lo
-        got = want
-        step *= 2
-    return limit
-
-
 def _windowed(fmt: str, old: Parse, before: str, after: str) -> str | None:
     """None when the piece of text the fix edits (between two of `old.bounds`) parsed
     alone before and still does after: the rest of the text is the same whole statements,
@@ -575,8 +536,8 @@ def _windowed(fmt: str, old: Parse, before: str, after: str) -> str | None:
     may fail alone and not in the text, when the fix joins it to the next statement)."""
     assert old.bounds is not None
     count = _WINDOW_COUNT[fmt]
-    p = _common_prefix(before, after)
-    s = _common_suffix(before, after, min(len(before), len(after)) - p)
+    p = common_prefix(before, after)
+    s = common_suffix(before, after, min(len(before), len(after)) - p)
     end_old = len(before) - s
     bounds = old.bounds
     k = bisect.bisect_right(bounds, p) - 1
@@ -633,8 +594,8 @@ def compare(fmt: str, old: Parse, before: str, after: str) -> str | None:
     # the same, so a problem there is the fix's (Python reports an unclosed bracket where
     # it opens); an edit wholly ahead of the old first problem moves it by its length; a
     # problem inside the edited text may be the old one moved, and only its count tells.
-    p = _common_prefix(before, after)
-    end_old = len(before) - _common_suffix(before, after, min(len(before), len(after)) - p)
+    p = common_prefix(before, after)
+    end_old = len(before) - common_suffix(before, after, min(len(before), len(after)) - p)
     if end_old <= old.first:
         allowed = old.first + min(0, len(after) - len(before))
     elif p >= old.first:
@@ -649,7 +610,6 @@ def compare(fmt: str, old: Parse, before: str, after: str) -> str | None:
 def offered(fmt: str | None, text: str, fixes: list[Fix]) -> list[Fix]:
     """The fixes that may be offered for `text`: those whose result parses (the editor's
     quick fixes; checked when they are asked for, a handful at a time, not at every lint)."""
-    from servelint.edits import apply_edits
     return [fx for fx in fixes if breaks_syntax(fmt, text, apply_edits(text, fx.edits)) is None]
 
 
