@@ -344,3 +344,30 @@ def test_minimal_edit_is_the_smallest_edit_between_two_texts():
         assert got is not None
         assert (got.span.start, got.span.end, got.new_text) == by_characters(old, new)
         assert apply_edits(old, [got]) == new
+
+
+# --- the editor offers only fixes that parse ------------------------------------------------------
+
+from lsp_support import client, open_doc, quick_fixes, start_session  # noqa: E402,F401
+
+HALF_TYPED = "python -m sglang.launch_server --tp 2\n-`\n"  # a backtick opened, never closed
+
+
+async def test_editor_quick_fixes_are_those_that_parse(client, tmp_path):
+    """In the editor, a quick fix whose result would not parse is not offered (here,
+    removing the `-` in front of an unclosed backtick); the others are."""
+    await start_session(client, root=tmp_path)
+    uri = (tmp_path / "half.sh").as_uri()
+    diags = await open_doc(client, uri, "shellscript", HALF_TYPED)
+    from lsp_support import apply_lsp_edits
+    offered: list[str] = []
+    for diag in diags:
+        for action in await quick_fixes(client, uri, diag):
+            assert action.edit is not None and action.edit.changes is not None
+            after = apply_lsp_edits(HALF_TYPED, action.edit.changes[uri])
+            assert breaks_syntax("shell", HALF_TYPED, after) is None, action.title
+            offered.append(action.title)
+    assert any(t.startswith("Expand to --tp-size") for t in offered), offered
+    assert not any(t.startswith("Remove '-'") for t in offered), offered
+    # the lint itself still finds that fix: the check is what keeps it out
+    assert any(fx.title == "Remove '-'" for _, fx in fixes_of(HALF_TYPED, "/nonexistent/half.sh"))
