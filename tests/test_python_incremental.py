@@ -82,7 +82,7 @@ def block(rng: random.Random, i: int) -> list[str]:
     """One top-level statement (or a few), of a kind chosen at random."""
     args = _args(rng)
     quoted = ", ".join(repr(w) for w in _words(args))
-    kind = rng.randrange(16)
+    kind = rng.randrange(17)
     if kind == 0:
         lines = [f"def launch_{i}():", "    cmd = [",
                  "        'python3', '-m', 'sglang.launch_server',"]
@@ -138,6 +138,9 @@ def block(rng: random.Random, i: int) -> list[str]:
         return [f"def shell_{i}():", f"    return subprocess.check_output(",
                 f"        'python3 -m sglang.launch_server '", f"        {' '.join(_words(args))!r},",
                 "        shell=True)", ""]
+    if kind == 16:  # a broken continuation: its finding names lines
+        return ['os.system(r"""python3 -m sglang.launch_server --model-path m \\',
+                f"  {' '.join(_words(args[1:]))}", '  --port 30000""")', ""]
     return [f"x_{i} = {{'a': [1, 2,", "       3], 'b': '''text", "with lines'''}", ""]
 
 

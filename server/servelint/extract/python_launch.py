@@ -1636,16 +1636,11 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
             names = frozenset(found)
             if st.names is not None and names == st.names:
                 names = st.names
-    # 3. Units: each chunk's text as parsed. Pruned chunks first; when one of them does
-    # not parse, the module is parsed unpruned (as extract_python does).
+    # 3. Units: each chunk's text as parsed (pruned in a big module).
     same = complete and st.pruning == pruning and names is st.names
     units = _units(st, chunks, names, old_units if same else [None] * n)
-    if units is None and pruning:
-        pruning, names = False, None
-        same = complete and not st.pruning
-        units = _units(st, chunks, None, old_units if same else [None] * n)
     if units is None:
-        return None
+        return None  # (pruned: extract_python then reads the module unpruned)
     st.dropped += j - k
     if st.dropped > 64 + len(st.by_text) // 4:  # forget the texts no chunk has any more
         live = {id(u) for u in units}
@@ -1672,17 +1667,25 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
     out_launches, out_findings = result.launches, result.findings
     try:
         foreign = []
+        results: list = [None] * n  # the result each chunk places
         for i in range(n):
             u = units[i]
             if u is _BLANK:
                 continue
             if u.result is not None and u.line is not None and u.line != index.line_of(starts[i]):
-                u.result = None
+                # Its findings name lines, and it now starts on another line (or the same
+                # text sits twice in the module: a second result, not kept).
+                if any(v is u for v in units[:i]):
+                    u = _Unit(u.text, u.doc)
+                    u.mods = units[i].mods
+                else:
+                    u.result = None
             if u.result is None and u.foreign is None and \
                     not _read(u, facts, index.line_of(starts[i]), catalog):
                 return None
             if u.foreign is not None:
                 foreign.append(i)
+            results[i] = u.result
         members: set[int] = set()
         if foreign:
             clustered = _clusters(foreign, units, chunks, starts, text, index, facts, catalog)
@@ -1690,14 +1693,14 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
                 return None
             members, out_launches[:], out_findings[:] = clustered
         for i in range(n):
-            u = units[i]
-            if u is _BLANK or i in members:
+            done = results[i]
+            if done is None or i in members:
                 continue
             start = starts[i]
-            for launch in u.result.launches:
+            for launch in done.launches:
                 out_launches.append(_placed(launch, start, text, index))
-            if u.result.findings:
-                out_findings.extend(moved(f, start) for f in u.result.findings)
+            if done.findings:
+                out_findings.extend(moved(f, start) for f in done.findings)
         if members:
             out_launches.sort(key=lambda l: l.span.start)
     finally:
@@ -1824,6 +1827,8 @@ def _units(st: _State, chunks: list[str], names: frozenset | None,
         if u is None:
             u = _Unit(text, doc)
             if not u.parse():
+                for v in out:
+                    v.pending = None  # no tree is kept past this lint
                 return None
             u.summarize(u.pending)
             by_text[key] = u
