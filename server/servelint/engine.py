@@ -521,6 +521,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                       reusable, model_file, rules)
     if cache is not None and used is not None:
         cache.finish(used)
+        cache.extras.pop("diff", None)  # it holds the last text
         if keep is not None:
             cache.extras["engine"] = keep
     # Suppression comments, before the settings: SL094/SL095 are filtered like any code.
@@ -713,7 +714,9 @@ def _remember(keep: Prev, item, result: LintResult, mine: list[Finding], notices
     keep.releases.append(result.releases[-1])
     keep.found.append(list(mine) if reusable and window_at is not None else None)
     keep.notices.append(tuple(result.notices[notices_at:]))
-    keep.parsed.append(list.__getitem__(result.parsed, len(result.parsed) - 1))
+    # Not the ParsedLaunch itself: the next lint's result reads the launch again when
+    # asked (hover), and the arguments of thousands of launches are not kept twice.
+    keep.parsed.append(_AT)
     ws, we, lines = window_at if window_at is not None else (-1, -1, 1)
     keep.ws.append(ws)
     keep.we.append(we)

@@ -197,7 +197,7 @@ def _doc(text: str) -> _Doc:
         else:
             doc = None
     if doc is None:
-        if len(_DOCS) >= 8:
+        if len(_DOCS) >= 2:  # each holds a whole text (a 100,000-line script is 3.6 MB)
             _DOCS.clear()
         doc = _DOCS[key] = _Doc(text)
     return doc
