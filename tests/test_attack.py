@@ -346,6 +346,31 @@ def test_minimal_edit_is_the_smallest_edit_between_two_texts():
         assert apply_edits(old, [got]) == new
 
 
+
+def test_root_cause_dockerfile_removal_keeps_the_crlf_whole():
+    """The Dockerfile's copy of the continued-line removal took the \\r of a \\r\\n too."""
+    text = "FROM x\r\nCMD python -m sglang.launch_server --model-path m \\\r\n  --bogus-flag\r\nEXPOSE 1\r\n"
+    removals = [fx for code, fx in fixes_of(text, "/nonexistent/Dockerfile")
+                if fx.title.startswith("Remove --bogus-flag")]
+    assert removals
+    for fx in removals:
+        assert fuzz._edit_problem(text, fx.edits) is None
+        after = apply_edits(text, fx.edits)
+        assert after.count("\r\n") == after.count("\n"), repr(after)
+
+
+def test_root_cause_config_file_keys_added_with_the_files_line_ends():
+    """An SGLang --config file with \\r\\n line ends got a new key inserted between the \\r
+    and the \\n of a line end, itself ended by \\n."""
+    text = 'speculative-algorithm: "EAGLE"\r\nspeculative-eagle-topk: 4\r\n'
+    added = [fx for code, fx in fixes_of(text, "/nonexistent/config.yaml") if fx.title.startswith("Add ")]
+    assert added
+    for fx in added:
+        assert fuzz._edit_problem(text, fx.edits) is None
+        after = apply_edits(text, fx.edits)
+        assert after.count("\r\n") == after.count("\n"), repr(after)
+        assert breaks_syntax("sglang-config", text, after) is None
+
 # --- the editor offers only fixes that parse ------------------------------------------------------
 
 from lsp_support import client, open_doc, quick_fixes, start_session  # noqa: E402,F401
