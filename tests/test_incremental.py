@@ -228,3 +228,33 @@ def test_random_character_edits_large_script_windows(seed: int, monkeypatch):
         want = engine.lint(text, path)
         assert signature(got) == signature(want), f"edit {step} (seed {seed})"
         assert [len(p.uses) for p in got.parsed] == [len(p.uses) for p in want.parsed]
+
+
+def test_launches_taken_as_they_were_keep_their_entries(monkeypatch):
+    """A large script's edit takes the launches it did not reach from the last lint
+    without looking them up (engine._align); their LintCache entries stay, so a later edit
+    that cannot take them (lines added above launches whose messages name lines) still
+    finds every unchanged launch's findings."""
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    text = _gen().script(2000, 100, 7)
+    path = "/tmp/servelint-incremental/taken.sh"
+    cache = LintCache()
+    first = engine.lint(text, path, cache=cache)
+    value = first.launches[50].tokens[1]
+    new = text[:value.span.end] + "x" + text[value.span.end:]
+    cache.ran = cache.reused = 0
+    engine.lint(new, path, cache=cache)
+    assert (cache.ran, cache.reused) == (1, 99)
+    assert len(cache.entries) >= 100
+    cache.ran = 0
+    calls = {"rules": 0}
+    real_rules = engine.apply_rules
+
+    def counting_rules(*a, **k):
+        calls["rules"] += 1
+        return real_rules(*a, **k)
+    monkeypatch.setattr(engine, "apply_rules", counting_rules)
+    monkeypatch.setattr(engine, "_align", lambda *a: (0, 0))  # nothing taken as it was
+    got = engine.lint(new + "echo done\n", path, cache=cache)
+    assert calls["rules"] == 0
+    assert signature(got) == signature(engine.lint(new + "echo done\n", path))

@@ -347,7 +347,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     count = len(launches)
     # The launches the edit did not reach, by the last lint's number: the first ones
     # (same place) and the last ones (moved by the edit's length).
-    keep = Prev(text, fmt, index, [], [], [], [], [], [], [], [], [], [], [], None, {}, {}) \
+    keep = Prev(text, fmt, index, [], [], [], [], [], [], [], [], [], [], [], None, {}, {}, []) \
         if cache is not None and not suppression_actions else None
     # The launches the edit did not reach: the first `head` as they were, the last
     # `tail` moved by the edit's length (the last lint's, taken in two slices).
@@ -466,7 +466,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 if keep is not None:
                     _remember(keep, raw(n), result, findings[found_at:], notices_at,
                               (ws, we, 0 if entry.line is None else 1), True,
-                              entry.model_file, rules)
+                              entry.model_file, rules, key)
                 continue
         if cache is not None:
             cache.ran += 1
@@ -518,8 +518,18 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 reusable = True
         if keep is not None:
             _remember(keep, raw(n), result, findings[found_at:], notices_at, window_at,
-                      reusable, model_file, rules)
+                      reusable, model_file, rules, key if reusable else None)
     if cache is not None and used is not None:
+        if keep is not None and (head or tail):
+            # The launches taken from the last lint keep their entries too (an edit that
+            # later defeats the taking, a pin added, still finds them): the new entries
+            # join the old, and the old ones no launch has any more are dropped once they
+            # pile up.
+            entries = cache.entries
+            entries.update(used)
+            if len(entries) > 2 * count + 64:
+                entries = {k: entries[k] for k in keep.keys if k is not None and k in entries}
+            used = entries
         cache.finish(used)
         cache.extras.pop("diff", None)  # it holds the last text
         if keep is not None:
@@ -704,12 +714,14 @@ def _take(prev: Prev, keep: Prev, result: LintResult, findings: list[Finding], l
     keep.models.extend(prev.models[o0:o1])
     keep.rules.extend(prev.rules[o0:o1])
     keep.varies.extend(prev.varies[o0:o1])
+    keep.keys.extend(prev.keys[o0:o1])
 
 
 def _remember(keep: Prev, item, result: LintResult, mine: list[Finding], notices_at: int,
               window_at: tuple[int, int, int] | None, reusable: bool, model_file,
-              rules) -> None:
+              rules, key: tuple | None = None) -> None:
     """Note one launch of this lint for the next (Prev)."""
+    keep.keys.append(key)
     keep.raw.append(item)
     keep.releases.append(result.releases[-1])
     keep.found.append(list(mine) if reusable and window_at is not None else None)

@@ -372,3 +372,4 @@ class Prev:
     context: tuple | None  # what every launch's release depended on, when it is the same for all
     model_files: dict  # every model config.json its launches read: path -> its stat then
     rule_sets: dict  # release -> the RuleSet its launches were checked with
+    keys: list  # per launch: its LintCache entry's key, or None
