@@ -135,8 +135,8 @@ def block(rng: random.Random, i: int) -> list[str]:
                 f"def use_{i}():",
                 f"    subprocess.run(['python3', '-m', 'sglang.launch_server', '--model-path', MODEL_{i}, {quoted}])", ""]
     if kind == 14:
-        return [f"def shell_{i}():", f"    return subprocess.check_output(",
-                f"        'python3 -m sglang.launch_server '", f"        {' '.join(_words(args))!r},",
+        return [f"def shell_{i}():", "    return subprocess.check_output(",
+                "        'python3 -m sglang.launch_server '", f"        {' '.join(_words(args))!r},",
                 "        shell=True)", ""]
     if kind == 16:  # a broken continuation: its finding names lines
         return ['os.system(r"""python3 -m sglang.launch_server --model-path m \\',

@@ -19,7 +19,7 @@ from typing import Callable
 
 from servelint.extract.common import ExtractResult, ReadOnlyHost
 from servelint.extract.python_literals import Decoded, PySource
-from servelint.extract.shell import OffsetMap, remove_words
+from servelint.extract.shell import remove_words
 from servelint.model import Edit, Host, LineIndex, Span, Token, write_all
 
 
@@ -31,7 +31,7 @@ _FIELDS: dict[int, tuple[object, dict]] = {}
 class _Ctx:
     """One Python text being read: positions, document mapping, hosts' shared state."""
 
-    def __init__(self, text: str, to_doc: OffsetMap | None, doc_text: str | None,
+    def __init__(self, text: str, to_doc: Callable[[int], int] | None, doc_text: str | None,
                  doc_index: LineIndex | None, escape: Callable[[str], str] | None, catalog):
         self.text = text
         self.src = PySource(text)

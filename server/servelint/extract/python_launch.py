@@ -34,6 +34,10 @@ A file with a syntax error is parsed again with the offending line blanked out (
 length, so every offset stays exact), up to 25 times; launches on blanked lines are not
 read. If it still does not parse, nothing is extracted.
 
+With a LintCache, a module is read chunk by chunk (top-level statements) and an edit
+reads again only the chunks it changed (see "incremental extraction" below); whatever
+that cannot settle exactly is read whole, as described above.
+
 String literals are decoded in `python_literals.py`; the hosts that write fixes into
 the source are in `python_hosts.py`.
 """
@@ -45,7 +49,7 @@ import bisect
 import os
 import re
 import warnings
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from servelint.checks.stray_argument import CHECK as STRAY
 from servelint.checks.unknown_option import CHECK as UNKNOWN
@@ -1327,7 +1331,8 @@ _MANY = [(None, None), (None, None)]
 class _ChunkExtractor(_Extractor):
     """An `_Extractor` over one chunk, asking the module's `_Facts` what the whole module
     would have told it, and writing down every question with its answer (`deps`).
-    `foreign` is set when the answer lies in another chunk."""
+    `foreign` holds the questions whose answer lies in another chunk (a name assigned
+    once there, a list changed at the top level there)."""
 
     facts: _Facts
 
@@ -1422,7 +1427,7 @@ class _Unit:
         self.mods: dict[str, int] = {}
         self.result: ExtractResult | None = None
         self.deps: dict = {}
-        self.foreign: set | None = None  # read, and needs these answers of other chunks
+        self.foreign: frozenset | None = None  # read, and needs these answers of other chunks
         self.line: int | None = None
         self.pending: _ChunkExtractor | None = None  # parsed in this lint, not yet read
 
@@ -1487,8 +1492,9 @@ class _PruneFacts:
         return self.pruned[1]
 
 
-_TOKENS = Launch.tokens  # the slots of a Launch (it is a slots dataclass)
-_ENTRY = Launch.entry
+# The slots of a Launch (a slots dataclass), written past _MovedLaunch's properties.
+_TOKENS: Any = Launch.__dict__["tokens"]
+_ENTRY: Any = Launch.__dict__["entry"]
 
 
 class _MovedLaunch(Launch):
@@ -1497,6 +1503,8 @@ class _MovedLaunch(Launch):
     their span and fingerprint only, so their words are never copied."""
 
     __slots__ = ("_origin", "_shift")
+    _origin: Launch | None
+    _shift: int
 
     def _settle(self) -> None:
         src = self._origin
@@ -1507,25 +1515,24 @@ class _MovedLaunch(Launch):
             _TOKENS.__set__(self, [new[id(t)] for t in src.tokens])
             _ENTRY.__set__(self, new.get(id(src.entry)) or shifted_token(src.entry, d))
 
-    @property  # type: ignore[override]
-    def tokens(self) -> list[Token]:
+    def _get_tokens(self) -> list[Token]:
         self._settle()
         return _TOKENS.__get__(self, Launch)
 
-    @tokens.setter
-    def tokens(self, value: list[Token]) -> None:
+    def _set_tokens(self, value: list[Token]) -> None:
         self._settle()
         _TOKENS.__set__(self, value)
 
-    @property  # type: ignore[override]
-    def entry(self) -> Token:
+    def _get_entry(self) -> Token:
         self._settle()
         return _ENTRY.__get__(self, Launch)
 
-    @entry.setter
-    def entry(self, value: Token) -> None:
+    def _set_entry(self, value: Token) -> None:
         self._settle()
         _ENTRY.__set__(self, value)
+
+    tokens = property(_get_tokens, _set_tokens)
+    entry = property(_get_entry, _set_entry)
 
 
 def _placed(launch: Launch, d: int, text: str, index: LineIndex) -> Launch:
@@ -1596,7 +1603,7 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
         delta = len(text) - len(old)
         if a == len(old) == len(text):
             k = j = n_old  # the same text
-            mid = []
+            mid: list[int] = []
         else:
             k = bisect.bisect_right(st.starts, max(0, a - 16)) - 1
             mid, j = _scan(text, st.starts[k], st.starts, len(text) - b, delta)
@@ -1830,6 +1837,7 @@ def _units(st: _State, chunks: list[str], names: frozenset | None,
                 for v in out:
                     v.pending = None  # no tree is kept past this lint
                 return None
+            assert u.pending is not None
             u.summarize(u.pending)
             by_text[key] = u
         out.append(u)
@@ -1840,11 +1848,10 @@ def _read(u: _Unit, facts: _Facts, line: int, catalog) -> bool:
     """Read one unit's launches with the module's facts (`u.result`), or learn that it needs
     other chunks (`u.foreign`). False when reading failed: the whole module is then read,
     as before."""
+    if u.pending is None and not u.parse():
+        return False
     ex = u.pending
-    if ex is None:
-        if not u.parse():
-            return False
-        ex = u.pending
+    assert ex is not None
     u.pending = None
     lines = _ChunkLines(u.doc, line)
     ctx = _Ctx(u.doc, None, u.doc, lines, None, catalog)
@@ -1887,6 +1894,8 @@ def detect(path: str | None, language_id: str | None, text: str) -> bool:
 
 
 def _extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
+    """The document's launches: chunk by chunk when the lint keeps a memory of the
+    document (the engine's LintCache), else (or when that cannot be exact) whole."""
     memo = extract_memo()
     if memo is not None and "sglang" in text:
         found = _extract_chunked(text, index, settings, memo)
