@@ -364,3 +364,19 @@ def test_catalog_pack_without_a_writable_cache(tmp_path):
         run = _pack_run(cache)
         assert run["stats"] == {"cache_read": 0, "cache_written": 0} and run["same"]
         assert run["options"] > 100
+
+
+def test_lazy_pattern_and_logger_forward(caplog):
+    import logging
+    import re
+
+    from servelint.lazy import LazyLogger, LazyPattern
+    p = LazyPattern(r"(a+)b", re.I)
+    assert "lazy pattern" in repr(p)
+    assert p.match("AAb").group(1) == "AA" and p.fullmatch("ab") and not p.search("xyz")
+    assert [m.group(0) for m in p.finditer("ab aab")] == ["ab", "aab"]
+    assert p.sub("x", "ab-ab") == "x-x" and p.pattern == r"(a+)b" and p.flags & re.I
+    log = LazyLogger("servelint.test_lazy")
+    with caplog.at_level(logging.WARNING, logger="servelint.test_lazy"):
+        log.warning("said %s", "once")
+    assert [r.getMessage() for r in caplog.records] == ["said once"]
