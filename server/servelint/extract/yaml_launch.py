@@ -1119,6 +1119,11 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
         memo = None
     old = memo.get("yaml-documents", {}) if memo is not None else {}
     kept: dict[tuple, tuple] = {}
+    # Two passes: every document is parsed first (lines the parser stops at blanked in
+    # its own text), then the blanked documents are put back into prep.text in one join,
+    # then the documents are walked. Blanking into prep.text line by line cost the whole
+    # text each time: thousands of documents with an error cost quadratic time.
+    plan: list[tuple] = []
     for start, end in chunks(prep, text):
         piece = text[start:end]
         if "sglang" not in piece or not has_launch_hint(piece):
@@ -1128,6 +1133,22 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
         if hit is not None and hit[3] is not None and hit[3] != index.line_of(start):
             hit = None  # its findings name line numbers, and the document moved
         if hit is not None:
+            plan.append((start, end, doc_key, hit, None))
+            continue
+        reads = LINE_READS[0]
+        parsed = _parse_chunk(text, index, prep, start, end, result)
+        plan.append((start, end, doc_key, None, (parsed, LINE_READS[0] != reads)))
+    blanked = [(start, end, got[0].text) for start, end, _, _, got in plan
+               if got is not None and got[0].blanked]
+    if blanked:
+        pieces, last = [], 0
+        for start, end, chunk in blanked:
+            pieces += [prep.text[last:start], chunk]
+            last = end
+        pieces.append(prep.text[last:])
+        prep.text = "".join(pieces)
+    for start, end, doc_key, hit, got in plan:
+        if hit is not None:
             kept[doc_key] = hit
             was, launches, findings, _ = hit
             d = start - was
@@ -1135,13 +1156,15 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
                                    for l in launches)
             result.findings.extend(moved(f, d) for f in findings)
             continue
+        parsed, read_lines = got
         n_launches, n_findings = len(result.launches), len(result.findings)
-        dropped, reads = len(prep.dropped), LINE_READS[0]
-        _read_chunk(text, index, prep, start, end, result)
-        if memo is not None and len(prep.dropped) == dropped:
+        reads = LINE_READS[0]
+        _walk_chunk(text, index, prep, parsed, result)
+        if memo is not None and not parsed.blanked and not parsed.noticed:
             found = result.findings[n_findings:]
             kept[doc_key] = (start, result.launches[n_launches:], [moved(f, 0) for f in found],
-                         index.line_of(start) if found and LINE_READS[0] != reads else None)
+                             index.line_of(start) if found and (read_lines or LINE_READS[0] != reads)
+                             else None)
     if memo is not None:
         memo["yaml-documents"] = kept
     _unknown_pass(prep, result)
@@ -1182,11 +1205,27 @@ def _attach_values(prep: Prepared, launches: list[Launch]) -> None:
             launch.host = ValuesHost(launch.host, sources)
 
 
-def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: int,
-                result: ExtractResult) -> None:
+@dataclass
+class _Parsed:
+    """One document parsed: its nodes, the error that stopped the parser (None: read to
+    the end), its text with the lines the parser stopped at blanked, whether any were
+    (`blanked`), and whether a notice was given about it (`noticed`)."""
+
+    start: int
+    end: int
+    roots: list[Node]
+    error: Exception | None
+    text: str
+    blanked: bool
+    noticed: bool
+
+
+def _parse_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: int,
+                 result: ExtractResult) -> _Parsed:
     chunk = prep.text[start:end]
     roots, error = compose(chunk, start)
     tried: set[int] = set()
+    blanked = noticed = False
     for _ in range(_MAX_RETRIES):
         if error is None:
             break
@@ -1201,13 +1240,27 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
         if isinstance(error, NestedTooDeep):
             add_notice(result, f"line {line + 1}: YAML nested more than {MAX_DEPTH} levels "
                                f"deep; that line is not read")
+            noticed = True
         # Blank the line the parser stopped at; what it held is unknown.
-        blanked = "".join(c if c in "\r\n" else " " for c in prep.text[ls:le])
-        prep.text = prep.text[:ls] + blanked + prep.text[le:]
+        a, b = ls - start, le - start
+        chunk = chunk[:a] + "".join(c if c in "\r\n" else " " for c in chunk[a:b]) + chunk[b:]
+        blanked = True
         prep.dropped.add(line)
         bisect.insort(prep.output, (ls, le))
-        chunk = prep.text[start:end]
         roots, error = compose(chunk, start)
+    if isinstance(error, NestedTooDeep):
+        at = start + _error_offset(error, chunk)
+        add_notice(result, f"line {index.line_of(min(at, max(len(text) - 1, 0))) + 1}: YAML "
+                           f"nested more than {MAX_DEPTH} levels deep; the document is not "
+                           f"read past it")
+        noticed = True
+    return _Parsed(start, end, roots, error, chunk, blanked, noticed)
+
+
+def _walk_chunk(text: str, index: LineIndex, prep: Prepared, parsed: _Parsed,
+                result: ExtractResult) -> None:
+    """The launches of a parsed document (prep.text holds its blanked text by now)."""
+    roots, error, start, end = parsed.roots, parsed.error, parsed.start, parsed.end
     before = len(result.launches)
     for root in roots:
         ctx = Ctx(text, index, prep, _document_mode(root), result)
@@ -1217,15 +1270,10 @@ def _read_chunk(text: str, index: LineIndex, prep: Prepared, start: int, end: in
         walk(ctx, root)
     if len(result.launches) > before:
         _settle_anchors(roots, result.launches[before:], index)
-    if isinstance(error, NestedTooDeep):
-        at = start + _error_offset(error, chunk)
-        add_notice(result, f"line {index.line_of(min(at, max(len(text) - 1, 0))) + 1}: YAML "
-                           f"nested more than {MAX_DEPTH} levels deep; the document is not "
-                           f"read past it")
     if error is not None:
         # Past the point the parser could not read: the shell lines of block scalars
         # (their lines are the document's lines) are still found.
-        at = start + _error_offset(error, chunk)
+        at = start + _error_offset(error, parsed.text)
         ls = index.line_start(index.line_of(min(at, max(len(text) - 1, 0))))
         rest = prep.text[ls:end]
         if "sglang" in rest:
