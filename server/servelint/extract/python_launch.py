@@ -49,17 +49,18 @@ import bisect
 import os
 import re
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from servelint.checks.stray_argument import CHECK as STRAY
 from servelint.checks.unknown_option import CHECK as UNKNOWN
 from servelint.extract.common import ExtractResult, script_launches, script_word
 from servelint.extract.python_hosts import (EngineHost, PyArgvHost, PyWordsHost, _Composite, _Ctx,
-                                            _NoEdits, _PartsGuard, remove_items)
+                                            _DocView, _NoEdits, _PartsGuard, _PlacedHost,
+                                            remove_items)
 from servelint.extract.python_literals import (FIELD, Decoded, PySource, decode_literals,
                                                scan_literals)
 from servelint.extract.shell import OffsetMap, find_entry
-from servelint.lintcache import ShiftedHost, extract_memo, fingerprint, moved, shifted_token
+from servelint.lintcache import LaunchList, Moved, extract_memo, moved, raw_start
 from servelint.model import LINE_READS, Host, Launch, LineIndex, Span, Token
 
 MAX_REPAIRS = 25
@@ -1492,70 +1493,6 @@ class _PruneFacts:
         return self.pruned[1]
 
 
-# The slots of a Launch (a slots dataclass), written past _MovedLaunch's properties.
-_TOKENS: Any = Launch.__dict__["tokens"]
-_ENTRY: Any = Launch.__dict__["entry"]
-
-
-class _MovedLaunch(Launch):
-    """A chunk's launch placed in the document: its words are moved there only when someone
-    asks for them. An edit leaves most launches' findings to the LintCache, which looks at
-    their span and fingerprint only, so their words are never copied."""
-
-    __slots__ = ("_origin", "_shift")
-    _origin: Launch | None
-    _shift: int
-
-    def _settle(self) -> None:
-        src = self._origin
-        if src is not None:
-            self._origin = None
-            d = self._shift
-            new = {id(t): shifted_token(t, d) for t in src.tokens}
-            _TOKENS.__set__(self, [new[id(t)] for t in src.tokens])
-            _ENTRY.__set__(self, new.get(id(src.entry)) or shifted_token(src.entry, d))
-
-    def _get_tokens(self) -> list[Token]:
-        self._settle()
-        return _TOKENS.__get__(self, Launch)
-
-    def _set_tokens(self, value: list[Token]) -> None:
-        self._settle()
-        _TOKENS.__set__(self, value)
-
-    def _get_entry(self) -> Token:
-        self._settle()
-        return _ENTRY.__get__(self, Launch)
-
-    def _set_entry(self, value: Token) -> None:
-        self._settle()
-        _ENTRY.__set__(self, value)
-
-    tokens = property(_get_tokens, _set_tokens)
-    entry = property(_get_entry, _set_entry)
-
-
-def _placed(launch: Launch, d: int, text: str, index: LineIndex) -> Launch:
-    """`launch` (offsets relative to its chunk) `d` characters further on, in the document
-    `text`: what `lintcache.shifted_launch` makes, with the words moved on demand."""
-    moved_launch = object.__new__(_MovedLaunch)
-    moved_launch._origin = launch
-    moved_launch._shift = d
-    moved_launch.kind = launch.kind
-    moved_launch.host = ShiftedHost(launch.host, d, text, index)
-    span = launch.span
-    moved_launch.span = Span(span.start + d, span.end + d)
-    moved_launch.env = launch.env
-    moved_launch.anchor = launch.anchor + d
-    image = launch.image
-    if image is not None:
-        image = (image[0], Span(image[1].start + d, image[1].end + d))
-    moved_launch.image = image
-    moved_launch.env_complete = launch.env_complete
-    moved_launch.fingerprint = fingerprint(launch)
-    return moved_launch
-
-
 class _State:
     """The memory of one document's Python extraction between lints. The lists are
     aligned with `chunks` (one entry per chunk)."""
@@ -1572,6 +1509,10 @@ class _State:
         self.names: frozenset | None = None  # SGLang's names the units were pruned with
         self.pruning = False  # whether the units are pruned
         self.complete = False  # units (and facts) are known for every chunk
+        # Per chunk: (start, unit result, the launches placed from it), re-used as they are
+        # while the chunk stays where it was (the engine then knows them by identity).
+        self.placed: list = []
+        self.view = _DocView()  # the newest text, for every placed launch's host
         self.dropped = 0  # chunks replaced since `by_text` was last cleaned
 
 
@@ -1614,11 +1555,12 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
     chunks = st.chunks[:k] + [text[starts[i]:ends[i]] for i in range(k, m)] + st.chunks[j:]
     prev_units = st.units
     old_units = _splice(prev_units, k, j, m - k, n_old)
+    placed = _splice(st.placed, k, j, m - k, n_old)
     complete = st.complete and old is not None
     old_chunks, old_pf = st.chunks, st.pfacts if len(st.pfacts) == n_old else []
     pf = _splice(st.pfacts, k, j, m - k, n_old)
     st.text, st.starts, st.chunks, st.pfacts = text, starts, chunks, pf
-    st.units, st.complete = [None] * n, False
+    st.units, st.complete, st.placed = [None] * n, False, [None] * n
     # 2. Pruning (big modules), chunk by chunk.
     pruning = text.count("\n") > PRUNE_LINES
     names = None
@@ -1671,7 +1613,10 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
     # 5. Read the chunks whose result is not known; those that need others are read
     # together with them (`_clusters`); place every other chunk's launches.
     result = ExtractResult([], [])
-    out_launches, out_findings = result.launches, result.findings
+    out_launches: list = []  # Launch or Moved
+    out_findings = result.findings
+    view = st.view
+    view.text, view.index = text, index
     try:
         foreign = []
         results: list = [None] * n  # the result each chunk places
@@ -1699,20 +1644,29 @@ def _extract_chunked(text: str, index: LineIndex, settings, memo: dict) -> Extra
             if clustered is None:
                 return None
             members, out_launches[:], out_findings[:] = clustered
+        new_placed: list = [None] * n
         for i in range(n):
             done = results[i]
             if done is None or i in members:
                 continue
             start = starts[i]
-            for launch in done.launches:
-                out_launches.append(_placed(launch, start, text, index))
+            was = placed[i]
+            if was is not None and was[0] == start and was[1] is done:
+                items = was[2]
+            else:
+                items = [Moved(launch, start, _PlacedHost(launch.host, start, view))
+                         for launch in done.launches]
+            new_placed[i] = (start, done, items)
+            out_launches.extend(items)
             if done.findings:
                 out_findings.extend(moved(f, start) for f in done.findings)
         if members:
-            out_launches.sort(key=lambda l: l.span.start)
+            out_launches.sort(key=raw_start)
+        st.placed = new_placed
     finally:
         for u in units:
             u.pending = None
+    result.launches = LaunchList(out_launches)
     return result
 
 
