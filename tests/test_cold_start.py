@@ -380,3 +380,16 @@ def test_lazy_pattern_and_logger_forward(caplog):
     with caplog.at_level(logging.WARNING, logger="servelint.test_lazy"):
         log.warning("said %s", "once")
     assert [r.getMessage() for r in caplog.records] == ["said once"]
+
+
+def test_records_need_no_dataclasses_module():
+    """servelint.lazy.Record and its field() work without importing dataclasses (so that a
+    module converted to records stops paying for that import), and dataclasses.field is
+    accepted as well."""
+    code = ("import sys\nfrom servelint.lazy import Record, field\n"
+            "class R(Record, frozen=True):\n    a: int\n    b: tuple = field(default_factory=tuple)\n"
+            "    c: int = field(default=0, compare=False, repr=False)\n"
+            "r = R(1)\nprint(r, r == R(1, c=5), hash(r) == hash(R(1)), 'dataclasses' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert out.stdout.strip() == "R(a=1, b=()) True True False"

@@ -20,10 +20,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import field
 from typing import Any
 
-from servelint.lazy import Record
+from servelint.lazy import Record, field
 from servelint.schema import (BY_ATTR, BY_TOML, PREFERENCES, PROJECT_ONLY, Invalid, SeverityMap,
                               selector_problem, unknown_selectors)
 from servelint.settings import Settings

@@ -12,7 +12,7 @@ generating and compiling its methods at import.
 from __future__ import annotations
 
 import importlib
-from dataclasses import Field, field
+import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -44,6 +44,45 @@ class LazyModule:
 yaml = LazyModule("yaml")
 
 
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class Field:
+    """What `field()` puts in a `Record` class body (dataclasses.field's options that
+    records take)."""
+
+    __slots__ = ("default", "default_factory", "init", "repr", "compare")
+
+    def __init__(self, default: Any, default_factory: Any, init: bool, repr: bool,
+                 compare: bool) -> None:
+        self.default, self.default_factory = default, default_factory
+        self.init, self.repr, self.compare = init, repr, compare
+
+
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool = True,
+          repr: bool = True, compare: bool = True) -> Any:
+    """A `Record` field's options, as `dataclasses.field` takes them (which records also
+    accept): this one does not import dataclasses, whose import (with inspect) is a
+    twentieth of a cold check."""
+    return Field(default, default_factory, init, repr, compare)
+
+
+def _field_of(value: Any) -> Any:
+    """`value` when it is this module's or dataclasses' field options, else None (a
+    dataclasses.Field exists only once dataclasses is imported: it is not imported here)."""
+    if isinstance(value, Field):
+        return value
+    dc = sys.modules.get("dataclasses")
+    if dc is not None and isinstance(value, dc.Field):
+        return value
+    return None
+
+
 @dataclass_transform(field_specifiers=(field, Field))
 class Record:
     """A record class, as `@dataclass` makes it (the annotated fields in order, base
@@ -71,8 +110,6 @@ class Record:
 
     def __init_subclass__(cls, frozen: bool | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        from dataclasses import MISSING
-
         fields = list(cls._fields)
         init, compare, shown = set(cls._init), set(cls._compare), set(cls._repr)
         defaults, factories = dict(cls._defaults), dict(cls._factories)
@@ -82,26 +119,30 @@ class Record:
                 continue
             if name not in fields:
                 fields.append(name)
-            value = cls.__dict__.get(name, MISSING)
+            absent = object()
+            value = cls.__dict__.get(name, absent)
             defaults.pop(name, None)
             factories.pop(name, None)
             for group in (init, compare, shown):
                 group.add(name)
-            if isinstance(value, Field):
-                if not value.init:
+            spec = _field_of(value)
+            if spec is not None:
+                # dataclasses.field's MISSING is its own: "not given" is any non-callable
+                # default_factory, and a default of that sentinel's type
+                if not spec.init:
                     init.discard(name)
-                if not value.compare:
+                if not spec.compare:
                     compare.discard(name)
-                if not value.repr:
+                if not spec.repr:
                     shown.discard(name)
-                if value.default_factory is not MISSING:
-                    factories[name] = value.default_factory
-                if value.default is not MISSING:
-                    defaults[name] = value.default
-                    setattr(cls, name, value.default)
+                if callable(spec.default_factory):
+                    factories[name] = spec.default_factory
+                if _given(spec.default):
+                    defaults[name] = spec.default
+                    setattr(cls, name, spec.default)
                 else:
                     delattr(cls, name)
-            elif value is not MISSING:
+            elif value is not absent:
                 defaults[name] = value
         cls._fields = tuple(fields)
         cls._init = tuple(f for f in fields if f in init)
@@ -165,6 +206,14 @@ class Record:
     def _frozen_delattr(self, name: str) -> None:
         from dataclasses import FrozenInstanceError
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _given(default: Any) -> bool:
+    """Whether a field's default was given (not this module's or dataclasses' MISSING)."""
+    if default is MISSING:
+        return False
+    dc = sys.modules.get("dataclasses")
+    return dc is None or default is not dc.MISSING
 
 
 class LazyPattern:

@@ -9,10 +9,9 @@ setting is called and accepts is one table, `servelint/schema.py`.
 from __future__ import annotations
 
 import copy
-from dataclasses import field
 from typing import Any
 
-from servelint.lazy import Record
+from servelint.lazy import Record, field
 from servelint.model import Severity
 from servelint.schema import BY_EDITOR, MAX_FILE_BYTES, Invalid, SeverityMap
 

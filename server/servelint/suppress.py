@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import field
 from typing import Callable, Iterable
 
 from servelint.checks.bad_suppression import CHECK as BAD_CHECK
 from servelint.checks.unused_suppression import CHECK as UNUSED_CHECK
-from servelint.lazy import LazyPattern, Record
+from servelint.lazy import LazyPattern, Record, field
 from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Span
 
 MARK = "servelint:"

@@ -7,10 +7,9 @@ with a stable code. Codes are never reused.
 from __future__ import annotations
 
 import importlib
-from dataclasses import field
 from typing import Callable, Iterable
 
-from servelint.lazy import Record
+from servelint.lazy import Record, field
 from servelint.model import Finding, Severity
 
 REGISTRY: dict[str, "Check"] = {}

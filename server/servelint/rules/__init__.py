@@ -20,14 +20,13 @@ import json
 import os
 import re
 import zlib
-from dataclasses import field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from servelint.catalog import Catalog, Option, version_key
 # The cache folder's helpers, named here too (they were defined here first).
 from servelint.catalog.cache import CACHE_ENV, cache_dir, read_cache, write_cache
-from servelint.lazy import Record
+from servelint.lazy import Record, field
 from servelint.model import Severity
 from servelint.rules.condition import ConditionError, options_of, parse_condition
 
