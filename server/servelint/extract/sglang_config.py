@@ -131,7 +131,7 @@ def _nested_too_deep(text: str, loader) -> int | None:
             if cls in starts:
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return ev.start_mark.index
+                    return ev.start_mark.index if ev.start_mark is not None else 0
             elif cls in ends:
                 depth -= 1
     except yaml.YAMLError:

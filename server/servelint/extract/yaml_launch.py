@@ -179,35 +179,35 @@ def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
 
     # The event classes once, not through the lazy module for every event (a large
     # document has millions of events).
-    scalar_ev, alias_ev = yaml.ScalarEvent, yaml.AliasEvent
-    seq_start, map_start = yaml.SequenceStartEvent, yaml.MappingStartEvent
+    scalar_ev, alias_ev, seq_start = yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent
+    starts = (seq_start, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     items = roots.append  # where the next node goes: the open collection's items, or roots
     try:
         for ev in yaml.parse(text, Loader=loader()):
-            cls = type(ev)
-            if cls is scalar_ev:
-                node = Node("scalar", base + ev.start_mark.index, base + ev.end_mark.index,
+            if isinstance(ev, scalar_ev):
+                node = Node("scalar", base + _at(ev.start_mark), base + _at(ev.end_mark),
                             ev.value, ev.style or "")
                 if ev.anchor:
                     anchors[ev.anchor] = node
                 items(node)
-            elif cls is seq_start or cls is map_start:
-                node = Node("seq" if cls is seq_start else "map", base + ev.start_mark.index,
-                            base + ev.end_mark.index, flow=bool(ev.flow_style))
+            elif isinstance(ev, starts):
+                node = Node("seq" if isinstance(ev, seq_start) else "map",
+                            base + _at(ev.start_mark), base + _at(ev.end_mark),
+                            flow=bool(ev.flow_style))
                 if ev.anchor:
                     anchors[ev.anchor] = node
                 if len(stack) >= MAX_DEPTH:
-                    raise NestedTooDeep(ev.start_mark.index)
+                    raise NestedTooDeep(_at(ev.start_mark))
                 items(node)
                 stack.append(node)
                 items = node.items.append
-            elif cls in ends:
+            elif isinstance(ev, ends):
                 node = stack.pop()
-                node.end = base + ev.end_mark.index
+                node.end = base + _at(ev.end_mark)
                 items = stack[-1].items.append if stack else roots.append
-            elif cls is alias_ev:
-                node = Node("alias", base + ev.start_mark.index, base + ev.end_mark.index)
+            elif isinstance(ev, alias_ev):
+                node = Node("alias", base + _at(ev.start_mark), base + _at(ev.end_mark))
                 node.target = anchors.get(ev.anchor) if ev.anchor is not None else None
                 items(node)
     except (yaml.YAMLError, NestedTooDeep) as exc:
