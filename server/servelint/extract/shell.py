@@ -1367,29 +1367,57 @@ _EXPORT = re.compile(r"^[ \t]*(?:export|declare[ \t]+-x)[ \t]+((?:[A-Za-z_][A-Za
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=('[^'\n]*'|\"[^\"\n]*\"|[^\s;#]*))?")
 
 
+_EXPORTS = threading.local()  # per thread: (text, its export lines, where the last query stopped)
+
+
 def exported(text: str, upto: int) -> dict[str, str | None]:
     """The variables a script exports before offset `upto` (`export NAME=value`, `declare
     -x`), as the launch's environment; a value with an expansion is None (set, value not
-    fixed); `unset NAME` takes one out again. Read line by line, not by control flow."""
-    env: dict[str, str | None] = {}
-    if "export" not in text and "declare" not in text:
-        return env
-    for m in _EXPORT.finditer(text, 0, upto):
-        if m.group(2):
-            for name in m.group(2).split():
-                env.pop(name, None)
-            continue
-        for name, value in _ASSIGN.findall(m.group(1)):
-            if value[:1] in ("'", '"'):
-                quoted = value[1:-1]
-                env[name] = None if value[0] == '"' and ("$" in quoted or "`" in quoted) else quoted
-            elif value:
-                env[name] = None if "$" in value or "`" in value else value
-            elif "=" in m.group(1).split(name, 1)[1][:1]:
-                env[name] = ""
-            else:
-                env.setdefault(name, None)  # `export NAME`: set if the shell had it
+    fixed); `unset NAME` takes one out again. Read line by line, not by control flow.
+
+    The export lines of a text are found once, and a query after the last one goes on
+    from where that one stopped: a script's launches are asked in order, and scanning from
+    the top for each made 2,222 launches cost 2.7 s."""
+    memo = getattr(_EXPORTS, "memo", None)
+    if memo is None or memo[0] is not text:
+        # (Even the test for the two words, made for each launch, cost 2 x 0.7 ms a launch
+        # in a 700 KB text.)
+        has = "export" in text or "declare" in text
+        memo = [text, list(_EXPORT.finditer(text)) if has else [], 0, {}, 0]
+        _EXPORTS.memo = memo
+    _, found, k, known, at = memo
+    if not found:
+        return {}
+    if upto < at:
+        k, known = 0, {}
+    env = dict(known)
+    while k < len(found) and found[k].end() <= upto:
+        _apply_export(found[k], env)
+        k += 1
+    memo[2], memo[3], memo[4] = k, dict(env), upto
+    if k < len(found) and found[k].start() < upto:
+        # An export line the launch's own offset cuts (`export A=1 && python -m ...`):
+        # read as the text up to `upto` shows it.
+        for m in _EXPORT.finditer(text, found[k].start(), upto):
+            _apply_export(m, env)
     return env
+
+
+def _apply_export(m: re.Match, env: dict[str, str | None]) -> None:
+    if m.group(2):
+        for name in m.group(2).split():
+            env.pop(name, None)
+        return
+    for name, value in _ASSIGN.findall(m.group(1)):
+        if value[:1] in ("'", '"'):
+            quoted = value[1:-1]
+            env[name] = None if value[0] == '"' and ("$" in quoted or "`" in quoted) else quoted
+        elif value:
+            env[name] = None if "$" in value or "`" in value else value
+        elif "=" in m.group(1).split(name, 1)[1][:1]:
+            env[name] = ""
+        else:
+            env.setdefault(name, None)  # `export NAME`: set if the shell had it
 
 
 def logical_line_start(index: LineIndex, line: int) -> int:
