@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -237,6 +238,9 @@ def suppression_fixes(result: LintResult, finding: Finding) -> list[Fix]:
     return copy.fixes
 
 
+BUDGET_NOTICE = "linting stopped after its time budget"
+
+
 class Cancelled(Exception):
     """`should_stop` said to stop: a newer text will be linted instead."""
 
@@ -280,12 +284,14 @@ class _ParsedList(list):
 def lint(text: str, path: str | None = None, language_id: str | None = None,
          settings: Settings | None = None, fmt: str | None = None, *,
          suppression_actions: bool = False, cache: LintCache | None = None,
-         should_stop: Callable[[], bool] | None = None) -> LintResult:
+         should_stop: Callable[[], bool] | None = None,
+         deadline: float | None = None) -> LintResult:
     """Lint a document. `suppression_actions`: also give each finding the unsafe fixes
     "Disable CODE for this launch/file" (the editor's code actions; fix-all never applies
     unsafe fixes). `cache`: the document's LintCache (its launches that did not change
     are not checked again). `should_stop`: asked between launches; when it says True the
-    lint raises Cancelled."""
+    lint raises Cancelled. `deadline` (a `time.monotonic()` value): past it, the launches
+    not yet checked are left unchecked and a notice says from which line."""
     settings = settings or Settings()
     fmt = fmt or detect_format(path, language_id, text, settings.rule_packs)
     result = LintResult(path, text, fmt)
@@ -400,6 +406,19 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             if cache is not None and used is not None:
                 cache.entries.update(used)
             raise Cancelled()
+        if deadline is not None and time.monotonic() > deadline:
+            line = index.line_of(raw_start(raw(n))) + 1
+            result.notices.append(
+                f"{BUDGET_NOTICE}: {count - n} of {count} launches, "
+                f"from line {line} on, were not checked (servelint goes on from there "
+                f"when the file is edited or saved)")
+            if cache is not None and used is not None:
+                cache.entries.update(used)
+                used = cache.entries
+            keep = None  # a lint cut short is not one the next can take launches from
+            if cache is not None:
+                cache.extras.pop("engine", None)
+            break
         launch = launches[n]
         notices_at = len(result.notices)
         found_at = len(findings)

@@ -37,7 +37,7 @@ from servelint import __version__
 from servelint import config, serialize
 from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
-from servelint.engine import Cancelled, LintResult, fix_all_text, lint, suppression_fixes
+from servelint.engine import BUDGET_NOTICE, Cancelled, LintResult, fix_all_text, lint, suppression_fixes
 from servelint.lintcache import LintCache
 from servelint.model import Finding, LineIndex
 from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
@@ -79,6 +79,7 @@ class DocState:
     settings: Settings | None = None
     cache: LintCache | None = None  # the document's engine LintCache
     lints: int = 0  # lints started (the trace numbers them)
+    budget_shown: bool = False  # the time-budget notice was shown for this document
 
 
 _LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -391,6 +392,10 @@ class ServelintServer(LanguageServer):
         self.report_pack_problems(result)
         for notice in result.notices:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"{uri}: {notice}"))
+            if notice.startswith(BUDGET_NOTICE) and not state.budget_shown:
+                state.budget_shown = True  # once per document: it may happen at every edit
+                self.window_show_message(lsp.ShowMessageParams(
+                    type=lsp.MessageType.Warning, message=f"servelint: {uri_to_path(uri) or uri}: {notice}"))
         send_diagnostics_json(self, uri, version, serialize.diagnostics_json(result, uri, version))
 
     def report_pack_problems(self, result: LintResult) -> None:
@@ -627,10 +632,21 @@ def timed_lint(text, path, language_id, settings, cache=None, should_stop=None):
     paused = gc.isenabled()
     gc.disable()
     try:
-        result = lint(text, path, language_id, settings, cache=cache, should_stop=should_stop)
+        result = lint(text, path, language_id, settings, cache=cache, should_stop=should_stop,
+                  deadline=time.monotonic() + lint_budget())
     finally:
         settle_after_lint(start, paused)
     return result, time.perf_counter() - start
+
+
+def lint_budget() -> float:
+    """Seconds one lint of a document may take before the launches left are skipped, with
+    a notice (a hostile or huge file never holds the lint thread for long): 10, or
+    $SERVELINT_LINT_BUDGET."""
+    try:
+        return max(0.0, float(os.environ.get("SERVELINT_LINT_BUDGET", "10")))
+    except ValueError:
+        return 10.0
 
 
 def settle_after_lint(start: float, paused: bool) -> None:
