@@ -97,7 +97,8 @@ class Record:
             name: str
             uses: list[int] = field(default_factory=list)   # dataclasses.field
 
-    `ClassVar` annotations are not fields. No `slots`, `kw_only`, `order` or `match_args`.
+    `ClassVar` annotations are not fields; `eq=False` compares and hashes by identity. No
+    `slots`, `kw_only`, `order` or `match_args`.
     """
 
     _fields: ClassVar[tuple[str, ...]] = ()
@@ -108,8 +109,15 @@ class Record:
     _factories: ClassVar[dict[str, Any]] = {}
     _frozen: ClassVar[bool] = False
 
-    def __init_subclass__(cls, frozen: bool | None = None, **kwargs: Any) -> None:
+    def __init_subclass__(cls, frozen: bool | None = None, eq: bool = True,
+                          **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        own_eq = "__eq__" in cls.__dict__
+        if not eq:  # as @dataclass(eq=False): compared and hashed by identity
+            cls.__eq__ = object.__eq__  # type: ignore[method-assign]
+            cls.__hash__ = object.__hash__  # type: ignore[method-assign]
+        elif not own_eq and cls.__eq__ is object.__eq__:  # below an eq=False record
+            cls.__eq__ = Record.__eq__  # type: ignore[method-assign]
         fields = list(cls._fields)
         init, compare, shown = set(cls._init), set(cls._compare), set(cls._repr)
         defaults, factories = dict(cls._defaults), dict(cls._factories)
@@ -152,10 +160,11 @@ class Record:
         if frozen is not None:
             cls._frozen = frozen
         if cls._frozen:
-            cls.__hash__ = Record._frozen_hash  # type: ignore[method-assign,assignment]
+            if eq:
+                cls.__hash__ = Record._frozen_hash  # type: ignore[method-assign,assignment]
             cls.__setattr__ = Record._frozen_setattr  # type: ignore[method-assign,assignment]
             cls.__delattr__ = Record._frozen_delattr  # type: ignore[method-assign,assignment]
-        elif "__eq__" not in cls.__dict__:
+        elif not own_eq and eq:
             cls.__hash__ = None  # type: ignore[assignment]  # as a dataclass with eq
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
