@@ -311,17 +311,17 @@ class Moved:
 
 def moved_again(item: "Launch | Moved", d: int, host: Any) -> "Launch | Moved":
     """`item` (a launch or a Moved one) `d` characters further on, through `host`."""
-    if type(item) is Moved:
+    if isinstance(item, Moved):
         return item.again(d, host)
     return Moved(item, d, host)
 
 
 def raw_start(item: "Launch | Moved") -> int:
-    return item.start if type(item) is Moved else item.span.start
+    return item.start if isinstance(item, Moved) else item.span.start
 
 
 def raw_fingerprint(item: "Launch | Moved") -> Any:
-    return item.base.fingerprint if type(item) is Moved else item.fingerprint
+    return item.base.fingerprint if isinstance(item, Moved) else item.fingerprint
 
 
 class LaunchList(list):
@@ -333,7 +333,7 @@ class LaunchList(list):
     def raw(self, i: int) -> "Launch | Moved":
         return list.__getitem__(self, i)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         v = list.__getitem__(self, i)
@@ -346,7 +346,7 @@ class LaunchList(list):
         for k in range(len(self)):
             yield self[k]
 
-    def sort(self, *args, **kwargs):  # type: ignore[override]
+    def sort(self, *args, **kwargs):
         raise TypeError("a LaunchList is made in document order")
 
 

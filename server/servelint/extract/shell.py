@@ -1268,9 +1268,9 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
 
     # One host per document, kept between lints and pointed at the newest text: every
     # launch of the result edits through it (a host per lint would keep each old text).
-    host = memo.get("shell-host")
-    if host is None:
-        host = memo["shell-host"] = ShellHost(text, index, "")
+    kept_host = memo.get("shell-host")
+    host = kept_host if isinstance(kept_host, ShellHost) else ShellHost(text, index, "")
+    memo["shell-host"] = host
     host.text, host.index, host.segments = text, index, {}
     old: list[_Window] = memo.get("shell-windows") or []
     diff = memo.get("diff")
