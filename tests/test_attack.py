@@ -396,3 +396,18 @@ async def test_editor_quick_fixes_are_those_that_parse(client, tmp_path):
     assert not any(t.startswith("Remove '-'") for t in offered), offered
     # the lint itself still finds that fix: the check is what keeps it out
     assert any(fx.title == "Remove '-'" for _, fx in fixes_of(HALF_TYPED, "/nonexistent/half.sh"))
+
+
+def test_root_cause_line_continuation_goes_before_the_crlf():
+    """SL020's " \\\\" went between the \\\\r and the \\\\n of a \\\\r\\\\n line end: bash then
+    reads the \\\\r as part of the launch's last word, and the backslash continues nothing
+    of it (in a script and in a YAML block scalar alike)."""
+    for text, path in (("python -m sglang.launch_server\r\n--tp 2\r\n", "/nonexistent/run.sh"),
+                       ("c:\n  command: [bash, -c]\n  args:\n  - |\n    python -m sglang.launch_server\r\n"
+                        "    --tp 2\n", "/nonexistent/pod.yaml")):
+        added = [fx for code, fx in fixes_of(text, path)
+                 if fx.title == "Add the missing line continuation"]
+        assert added, path
+        for fx in added:
+            assert fuzz._edit_problem(text, fx.edits) is None
+            assert "launch_server \\\r\n" in apply_edits(text, fx.edits)
