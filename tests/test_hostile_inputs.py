@@ -210,3 +210,15 @@ def test_a_dockerfile_of_many_stages_costs_linear_time():
     took(20)
     small, large = took(60), took(480)
     assert large < small * 24, (small, large)
+
+
+def test_an_extractors_notice_reaches_the_lint_result():
+    """What an extractor did not read, and why, is told by the lint (the CLI prints it as a
+    note, the server logs it)."""
+    from servelint.engine import lint
+    text = ("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: s\n"
+            "    command: [python3, -m, sglang.launch_server, --tp_size, \"2\"]\n"
+            "    args: " + "[" * 300 + "]" * 300 + "\n")
+    result = lint(text, "/tmp/servelint-hostile/pod.yaml")
+    assert "line 7: YAML nested more than 200 levels deep; that line is not read" in result.notices
+    assert "SL002" in [f.code for f in result.findings]

@@ -337,6 +337,9 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
             _EXTRACT_MEMO.reset(token)
         result.launches = extracted.launches
         findings.extend(extracted.findings)
+        # What the extractor did not read, and why (a nesting past its limit).
+        result.notices.extend(n for n in getattr(extracted, "notices", ())
+                              if n not in result.notices)
     checks = [(c, c.run) for c in load_checks().values() if c.run is not None]
     result.parsed = _ParsedList()
     # What each release needs, made once per lint: a file's launches usually share one.

@@ -1120,8 +1120,14 @@ def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth:
     text = src.text
     seen: set[int] = set()
     held: set[str] = set()  # arrays whose elements name the entrypoint: `CMD=(python3 -m sglang...)`
+    cpos = bpos = 0  # a character offset and its UTF-8 byte offset, moved forward
     for m in re.finditer(r"sglang", text):
-        bstart = len(text[: m.start()].encode("utf-8")) if not src.index.ascii else m.start()
+        if src.index.ascii:
+            bstart = m.start()
+        else:  # encode only what lies since the last one: the whole prefix was quadratic
+            bpos += len(text[cpos:m.start()].encode("utf-8"))
+            cpos = m.start()
+            bstart = bpos
         node = tree.root_node.descendant_for_byte_range(bstart, bstart + 6)
         array = None
         while node is not None and node.type != "command":
@@ -1141,8 +1147,14 @@ def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth:
         _command(node, src, host, result, depth)
     # The commands that run such an array: `setsid "${CMD[@]}" > log &`.
     for name in sorted(held):
+        cpos = bpos = 0
         for m in re.finditer(r"\$\{" + re.escape(name) + r"\[[@*]\]\}", text):
-            bstart = len(text[: m.start()].encode("utf-8")) if not src.index.ascii else m.start()
+            if src.index.ascii:
+                bstart = m.start()
+            else:
+                bpos += len(text[cpos:m.start()].encode("utf-8"))
+                cpos = m.start()
+                bstart = bpos
             node = tree.root_node.descendant_for_byte_range(bstart, bstart + 2)
             while node is not None and node.type != "command":
                 node = node.parent
