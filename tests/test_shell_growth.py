@@ -47,3 +47,26 @@ def test_the_environment_of_each_launch_is_what_the_lines_above_export():
     assert exported(text, second) == {"B": None}
     assert exported(text, text.index("&& run") + 3) == {"B": None, "A": "2"}
     assert exported(text, first) == {"A": "1"}  # asked again, above the last question
+
+
+def test_a_long_chain_of_commands_costs_linear_time():
+    """`bash -c "a && b && ..."` (a Dockerfile CMD of 208 KB took 7.4 s): tree-sitter finds
+    a node's parent or the node at an offset by walking down from the root, and on a
+    chain that walk is as long as the chain, for every launch in it. A large text with
+    many launches has its tree's parents read once (extract/shell.py _Family). 16x the
+    commands may cost at most 40x the time (quadratic: 256x)."""
+    def took(n: int) -> float:
+        parts = ["python3 -m sglang.launch_server --tp_size 2" if i % 10 == 0 else "echo step"
+                 for i in range(n)]
+        text = "#!/bin/bash\nbash -c '" + " && ".join(parts) + "'\n"
+        out = float("inf")
+        for _ in range(2):
+            start = time.perf_counter()
+            result = lint(text, "/tmp/servelint-growth/chain.sh")
+            out = min(out, time.perf_counter() - start)
+        assert sum(1 for f in result.findings if f.code == "SL002") == len(range(0, n, 10))
+        return out
+
+    took(500)
+    small, large = took(2000), took(32000)
+    assert large < small * 40, (small, large)

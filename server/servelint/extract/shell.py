@@ -102,6 +102,8 @@ class Source:
     placeholders: list[Span] = field(default_factory=list)
     # Arrays assigned in this text, read when a launch expands one (made on first use).
     arrays: "Arrays | None" = None
+    # Each node's parent and next siblings, for a large text with many launches (_Family).
+    family: "_Family | None" = None
 
     def doc_span(self, start: int, end: int) -> Span:
         """The document span of [start, end) in this text's characters."""
@@ -387,7 +389,7 @@ def command_tokens(node, words: list, src: Source) -> list[Token]:
     """The tokens of a command's words; words that hold a parse error are split, and an
     ERROR that tree-sitter put right after the command on its last line (`a$[x --tp 2`)
     is read as more of its words."""
-    trailing = node.next_sibling if node.type == "command" else None
+    trailing = _next_sibling(node, src) if node.type == "command" else None
     if trailing is not None and (trailing.type != "ERROR"
                                  or trailing.start_point[0] != node.end_point[0]):
         trailing = None
@@ -1116,8 +1118,86 @@ def extract_shell(text: str, index: LineIndex | None = None, to_doc: OffsetMap |
     return result
 
 
+class _Family:
+    """Each node's parent and next siblings, and the leaves in order, found in one walk of
+    the tree. tree-sitter finds a node's parent or next sibling, and the node at an
+    offset, by walking down from the root: on a chain of thousands of commands (`bash -c
+    "a && b && ..."`, a 208 KB Dockerfile CMD) each launch cost the whole chain. Made only
+    for a large text with many launches (FAMILY_BYTES, FAMILY_LAUNCHES)."""
+
+    def __init__(self, root):
+        parent: dict[int, object] = {}
+        after: dict[int, object] = {}
+        after_named: dict[int, object] = {}
+        leaves = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kids = node.children
+            if not kids:
+                leaves.append(node)
+                continue
+            # Siblings with one of no width (error recovery's MISSING tokens and empty
+            # nodes) are left to tree-sitter, which passes over some of them.
+            plain = all(kid.end_byte > kid.start_byte and not kid.is_missing for kid in kids)
+            later = later_named = None
+            for kid in reversed(kids):
+                key = kid.id
+                parent[key] = node
+                if plain:
+                    after[key] = later
+                    after_named[key] = later_named
+                later = kid
+                if kid.is_named:
+                    later_named = kid
+            stack.extend(kids)
+        leaves.sort(key=lambda n: n.start_byte)
+        self.parent = parent
+        self.after = after
+        self.after_named = after_named
+        self.leaves = leaves
+        self.starts = [n.start_byte for n in leaves]
+
+    def at(self, root, start: int, end: int):
+        """root.descendant_for_byte_range(start, end), found by bisection when a leaf
+        holds the range."""
+        i = bisect.bisect_right(self.starts, start) - 1
+        if i >= 0:
+            leaf = self.leaves[i]
+            if leaf.start_byte <= start and end <= leaf.end_byte:
+                return leaf
+        return root.descendant_for_byte_range(start, end)
+
+
+FAMILY_BYTES = 64 * 1024
+FAMILY_LAUNCHES = 64
+
+
+def _parent(node, src: Source):
+    fam = src.family
+    return node.parent if fam is None else fam.parent.get(node.id)
+
+
+def _next_sibling(node, src: Source):
+    fam = src.family
+    if fam is None or node.id not in fam.after:
+        return node.next_sibling
+    return fam.after[node.id]
+
+
+def _next_named_sibling(node, src: Source):
+    fam = src.family
+    if fam is None or node.id not in fam.after_named:
+        return node.next_named_sibling
+    return fam.after_named[node.id]
+
+
 def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth: int) -> None:
     text = src.text
+    if src.family is None and len(src.data) > FAMILY_BYTES \
+            and text.count("sglang", 0) > FAMILY_LAUNCHES:
+        src.family = _Family(tree.root_node)
+    fam = src.family
     seen: set[int] = set()
     held: set[str] = set()  # arrays whose elements name the entrypoint: `CMD=(python3 -m sglang...)`
     cpos = bpos = 0  # a character offset and its UTF-8 byte offset, moved forward
@@ -1128,14 +1208,15 @@ def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth:
             bpos += len(text[cpos:m.start()].encode("utf-8"))
             cpos = m.start()
             bstart = bpos
-        node = tree.root_node.descendant_for_byte_range(bstart, bstart + 6)
+        node = tree.root_node.descendant_for_byte_range(bstart, bstart + 6) if fam is None \
+            else fam.at(tree.root_node, bstart, bstart + 6)
         array = None
         while node is not None and node.type != "command":
             if node.type == "array" and array is None:
                 array = node
-            node = node.parent
+            node = _parent(node, src)
         if array is not None and node is None:
-            assign = array.parent
+            assign = _parent(array, src)
             name = assign.child_by_field_name("name") if assign is not None else None
             if assign is not None and assign.type == "variable_assignment" and name is not None \
                     and name.type == "variable_name":
@@ -1155,9 +1236,10 @@ def _launches_in(tree, src: Source, host: ShellHost, result: ShellResult, depth:
                 bpos += len(text[cpos:m.start()].encode("utf-8"))
                 cpos = m.start()
                 bstart = bpos
-            node = tree.root_node.descendant_for_byte_range(bstart, bstart + 2)
+            node = tree.root_node.descendant_for_byte_range(bstart, bstart + 2) if fam is None \
+                else fam.at(tree.root_node, bstart, bstart + 2)
             while node is not None and node.type != "command":
-                node = node.parent
+                node = _parent(node, src)
             if node is None or node.id in seen:
                 continue
             seen.add(node.id)
@@ -1561,11 +1643,11 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
     """Options on the lines after a launch that bash runs as a separate command: report
     them and return that command's node."""
     end_line = node.end_point[0]
-    sib = node.next_named_sibling
+    sib = _next_named_sibling(node, src)
     comments = []
     while sib is not None and sib.type == "comment":
         comments.append(sib)
-        sib = sib.next_named_sibling
+        sib = _next_named_sibling(sib, src)
     if sib is None or sib.start_point[0] > end_line + 1 + len(comments):
         return None
     if sib.type != "command":
