@@ -27,6 +27,7 @@ from servelint.settings import Settings
 from servelint.suppress import Suppressions
 
 log = logging.getLogger(__name__)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def detect_format(path: str | None, language_id: str | None, text: str,
@@ -294,6 +295,11 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     not yet checked are left unchecked and a notice says from which line."""
     settings = settings or Settings()
     fmt = fmt or detect_format(path, language_id, text, settings.rule_packs)
+    if _LONE_SURROGATE.search(text) is not None:
+        # No encoding can write a lone surrogate (an editor may send one as "\\udcff"):
+        # the text is read with U+FFFD in its place, one code point for one, so every
+        # offset and every fix stays where it was.
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     result = LintResult(path, text, fmt)
     if fmt is None or not settings.enable:
         return result
@@ -809,7 +815,7 @@ def fix_all_text(text: str, path: str | None = None, language_id: str | None = N
     cache = LintCache()  # a pass re-checks only the launches the previous one edited
     for _ in range(passes):
         result = lint(text, path, language_id, settings, cache=cache)
-        edits = fix_all_edits(result.findings)
+        edits = fix_all_edits(result.findings, text, result.format)
         if not edits:
             break
         new = apply_edits(text, edits)

@@ -129,7 +129,10 @@ def same_feature(written: str, candidate: str) -> bool:
     if len(a) == len(b) and all(len(x) >= 3 and y.startswith(x) for x, y in zip(a, b)):
         return True  # shortened words
     x, y = "".join(a), "".join(b)
-    return edit_distance(x, y) <= max(1, min(len(x), len(y)) // 4)
+    limit = max(1, min(len(x), len(y)) // 4)
+    if abs(len(x) - len(y)) > limit:
+        return False  # no fewer edits than the difference in length
+    return edit_distance(x, y) <= limit
 
 
 def close_options(written: str, candidates: Iterable[str], n: int = 3) -> list[str]:

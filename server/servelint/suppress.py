@@ -542,6 +542,8 @@ class Suppressions:
             return Fix(title, [Edit(Span(d.codes_end, d.codes_end), f",{code}")], safe=False)
         line = self._file_line()
         start = self.index.line_start(line) if line < len(self.index.starts) else len(self.text)
+        if start == 0 and self.text.startswith("\ufeff"):
+            start = 1  # after the byte order mark, which must stay first
         nl = self._newline(0)
         if self.fmt == "markdown":
             new = f"<!-- servelint: disable-file={code} -- {REASON} -->{nl}"

@@ -271,7 +271,8 @@ class DockerEdits:
                     stripped = ptext.rstrip()
                     if stripped.endswith(self.escape):
                         cut = pstart + len(stripped[:-1].rstrip())
-                        return Edit(Span(cut, le), "")
+                        keep = le - 1 if text[le - 1:le] == "\r" else le  # \r\n stays whole
+                        return Edit(Span(cut, keep), "")
             return Edit(Span(ls, min(le + 1, len(text))), "")
         return remove_in_line(text, s, e, ls, le,
                               at_line_start=not before.strip() and l1 != self.ins.first)

@@ -298,13 +298,17 @@ class ConfigHost:
             return None
         span = self._line_span(first, last)
         indent = self.text[span.start:first.span.start]
-        return Edit(span, "".join(f"{indent}{line}\n" for line in self._entry(words)))
+        nl = "\r\n" if "\r\n" in self.text else "\n"  # the file's own line ends
+        return Edit(span, "".join(f"{indent}{line}{nl}" for line in self._entry(words)))
 
     def insert_after(self, token: Token, words: list[str]) -> Edit | None:
         end = self.index.line_end(self._last_line(token, token))
         key_line_start = self.index.line_start(self.index.line_of(token.span.start))
         indent = _indent(self.text, key_line_start)
-        new = "".join(f"\n{indent}{l}" for l in self._entry(words))
+        nl = "\r\n" if "\r\n" in self.text else "\n"
+        if self.text[end - 1:end] == "\r":
+            end -= 1  # before the line's \r\n, never inside it
+        new = "".join(f"{nl}{indent}{l}" for l in self._entry(words))
         return Edit(Span(end, end), new)
 
     def remove(self, first: Token, last: Token) -> Edit:

@@ -1050,6 +1050,8 @@ def remove_words(text: str, index: LineIndex, s: int, e: int) -> Edit:
     le = index.line_end(le_line)
     before = text[ls:s]
     after = text[e:le]
+    if not before.strip() and after.strip() in ("&", ";"):
+        after = ""  # the words are the whole command: its terminator goes with them
     if not before.strip() and after.strip() in ("", "\\"):
         if after.strip() == "\\":
             return Edit(Span(ls, min(le + 1, len(text))), "")
@@ -1061,7 +1063,8 @@ def remove_words(text: str, index: LineIndex, s: int, e: int) -> Edit:
             stripped = prev.rstrip()
             if stripped.endswith("\\"):
                 cut = index.line_start(ls_line - 1) + len(stripped[:-1].rstrip())
-                return Edit(Span(cut, le), "")
+                keep = le - 1 if text[le - 1:le] == "\r" else le  # the line's \r\n stays whole
+                return Edit(Span(cut, keep), "")
         return Edit(Span(ls, min(le + 1, len(text))), "")
     return remove_in_line(text, s, e, ls, le, at_line_start=not before.strip())
 
@@ -1650,6 +1653,8 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
         sib = _next_named_sibling(sib, src)
     if sib is None or sib.start_point[0] > end_line + 1 + len(comments):
         return None
+    if sib.start_point[0] <= end_line:
+        return None  # on the launch's own line (`launch | -x`, `launch; -x`): no line continuation is missing
     if sib.type != "command":
         return None
     text = src.node_text(sib).lstrip()
@@ -1700,8 +1705,9 @@ def _broken_continuation(node, src: Source, launch: Launch, result: ShellResult)
                            "the launch ends here")]
     elif not stripped.endswith("\\"):
         reason = f"line {doc_line(end_line)} does not end with a backslash"
+        at = last_line - 1 if src.text[last_line - 1:last_line] == "\r" else last_line  # before \r\n
         fixes = [Fix("Add the missing line continuation",
-                     [Edit(Span(src.to_doc(last_line), src.to_doc(last_line)), " \\")], preferred=True)]
+                     [Edit(Span(src.to_doc(at), src.to_doc(at)), " \\")], preferred=True)]
         related = [Related(Span(src.to_doc(src.index.line_start(end_line)), src.to_doc(last_line)),
                            "the launch ends here")]
     else:

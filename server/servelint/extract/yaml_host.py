@@ -105,7 +105,8 @@ class YamlHost:
     def nl(self) -> str:
         """The document's line break, for new lines."""
         if self._nl is None:
-            self._nl = "\r\n" if "\r\n" in self.text else "\n"
+            self._nl = "\r\n" if "\r\n" in self.text else \
+                "\r" if "\r" in self.text and "\n" not in self.text else "\n"
         return self._nl
 
     def _find(self, token: Token) -> tuple[Part, int, int] | None:
@@ -159,10 +160,10 @@ class YamlHost:
         if new is None:
             return None
         if part.kind == "block":
-            line = self.index.line_of(max(token.span.start, token.span.end - 1))
-            at = self.index.line_end(line)
-            if self.text[at - 1:at] == "\r":
-                at -= 1
+            # the end of the item's last line (YAML ends a line at \r\n, \r or \n)
+            last = max(token.span.start, token.span.end - 1)
+            ends = [i for i in (self.text.find("\r", last), self.text.find("\n", last)) if i >= 0]
+            at = min(ends) if ends else len(self.text)
             return Edit(Span(at, at), self.nl + " " * part.indent + "- " + new)
         sep = ", " if part.kind == "flow" else " "
         return Edit(Span(token.span.end, token.span.end), sep + new)

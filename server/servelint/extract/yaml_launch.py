@@ -176,6 +176,8 @@ def compose(text: str, base: int) -> tuple[list[Node], Exception | None]:
     stack: list[Node] = []
     anchors: dict[str, Node] = {}
     error = None
+    if text.startswith("\ufeff") and loader() is not yaml.SafeLoader:
+        base += 1  # libyaml's marks do not count a byte order mark that starts the text
 
     # The event classes once, not through the lazy module for every event (a large
     # document has millions of events).
@@ -377,7 +379,8 @@ def _seq_part(ctx: Ctx, seq: Node) -> tuple[Part, list[Token], list[Token]]:
     indent = 0
     if not seq.flow:
         first = next((d for d in dashes if d is not None), seq.start)
-        indent = first - ctx.index.line_start(ctx.index.line_of(first))
+        # YAML ends a line at \r too (the index's lines end at \n only)
+        indent = first - (max(ctx.text.rfind("\n", 0, first), ctx.text.rfind("\r", 0, first)) + 1)
     part = Part("flow" if seq.flow else "block", [t.span for t in items], dashes, indent)
     tokens = items
     hidden = _hidden_lines(ctx, seq.start, seq.end)

@@ -38,6 +38,7 @@ from servelint import config, serialize
 from servelint.docs import is_rule_page
 from servelint.edits import minimal_edit
 from servelint.engine import BUDGET_NOTICE, Cancelled, LintResult, fix_all_text, lint, suppression_fixes
+from servelint.fixcheck import offered_dicts
 from servelint.lintcache import LintCache
 from servelint.model import Finding, LineIndex
 from servelint.lsp.bootstrap import (CHECK_UPGRADE, LINT_WORKSPACE, NOTIFY_LEVELS, STATUS,
@@ -918,6 +919,9 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
                 fixes = ls.current_fixes(current, diag) if current is not None else []
             if current is not None:
                 fixes = fixes + ls.suppression_actions(current, diag)
+                # Offered only when the fixed text still parses in its own syntax (issue
+                # 17): checked here, for the few fixes asked for, not at every lint.
+                fixes = offered_dicts(current.format, doc.source, current.index, fixes)
             for fx in fixes:
                 actions.append(lsp.CodeAction(
                     title=fx["title"] if str(diag.code) in fx["title"] else f"{fx['title']} ({diag.code})",
