@@ -5,7 +5,6 @@ rule pack being edited is rules/packlint.py."""
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from servelint.catalog import Catalog, load_catalog, newest_version, resolve_ver
 from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
+from servelint.lazy import LazyLogger
 from servelint.lintcache import (_EXTRACT_MEMO, Entry, LaunchList, LintCache, Prev, file_stat, launch_key,
                                  Moved, moved, raw_fingerprint, raw_start, relative, text_diff, window)
 from servelint.model import LINE_READS, Finding, Fix, Launch, LineIndex, Span
@@ -26,7 +26,7 @@ from servelint.rules.packlint import lint_rule_pack
 from servelint.settings import Settings
 from servelint.suppress import Suppressions
 
-log = logging.getLogger(__name__)
+log = LazyLogger(__name__)  # logging imported at the first message
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 

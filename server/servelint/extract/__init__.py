@@ -10,10 +10,11 @@ pieces (the result type, launches from argv lists, shell scripts inside strings)
 from __future__ import annotations
 
 import importlib
-import logging
 import pkgutil
 from dataclasses import dataclass
 from typing import Callable
+
+from servelint.lazy import LazyLogger
 
 _FORMATS: list["Format"] | None = None
 
@@ -40,7 +41,7 @@ def formats() -> list[Format]:
             try:
                 module = importlib.import_module(f"{__name__}.{mod.name}")
             except Exception:  # one broken format must not take the others down
-                logging.getLogger(__name__).exception("format module %s failed to load", mod.name)
+                LazyLogger(__name__).exception("format module %s failed to load", mod.name)
                 continue
             fmt = getattr(module, "FORMAT", None)
             if isinstance(fmt, Format):
@@ -66,7 +67,7 @@ def by_name(name: str) -> Format | None:
         try:
             fmt = getattr(importlib.import_module(f"{__name__}.{module}"), "FORMAT", None)
         except Exception:
-            logging.getLogger(__name__).exception("format module %s failed to load", module)
+            LazyLogger(__name__).exception("format module %s failed to load", module)
             fmt = None
         if isinstance(fmt, Format) and fmt.name == name:
             _BY_NAME[name] = fmt

@@ -21,7 +21,6 @@ list elements (commas included), so the notebook stays valid JSON.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 
@@ -29,9 +28,10 @@ from servelint.extract.common import ExtractResult, add_notice, empty
 from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, deep_notices,
                                        map_finding, map_launch, parse, remove_elements)
 from servelint.extract.shell import extract_shell
+from servelint.lazy import LazyLogger
 from servelint.model import LineIndex, Token
 
-log = logging.getLogger(__name__)
+log = LazyLogger(__name__)  # logging imported at the first message
 
 SHELL_MAGICS = re.compile(r"%%(?:bash|sh|script[ \t]+(?:\S*/)?(?:bash|sh|zsh|dash)\b|writefile[ \t]+(?:-a[ \t]+)?\S+\.(?:sh|bash))")
 PYTHON_MAGICS = re.compile(r"%%(?:time|timeit|capture|prun|memit|debug)\b")
