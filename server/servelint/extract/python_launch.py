@@ -1152,7 +1152,7 @@ def extract_python(text: str, to_doc: OffsetMap | None = None, doc_text: str | N
         import logging
         logging.getLogger(__name__).exception("reading Python launches failed")
         ctx.result.launches.sort(key=lambda l: l.span.start)
-    return ctx.result
+    return _detach(ctx)
 
 
 # --- incremental extraction -------------------------------------------------------------------
@@ -1764,7 +1764,8 @@ def _read_together(group: list[int], units: list[_Unit], chunks: list[str], star
         return None
     if ex.foreign:
         return ex.foreign
-    return ctx.result.launches, ctx.result.findings
+    out = _detach(ctx)
+    return out.launches, out.findings
 
 
 def _units(st: _State, chunks: list[str], names: frozenset | None,
@@ -1824,9 +1825,18 @@ def _read(u: _Unit, facts: _Facts, line: int, catalog) -> bool:
     if ex.foreign:
         u.foreign = frozenset(ex.foreign)
         return True
-    u.result = ctx.result
-    u.line = line if ctx.result.findings and LINE_READS[0] != reads else None
+    u.result = _detach(ctx)
+    u.line = line if u.result.findings and LINE_READS[0] != reads else None
     return True
+
+
+def _detach(ctx: _Ctx) -> ExtractResult:
+    """What `ctx` read, taken out of it: its launches' hosts keep the context, and a
+    context that kept the result would make every result a reference cycle (the server
+    sets large results aside from the cycle collector: tests/test_no_cycles.py)."""
+    out = ctx.result
+    ctx.result = ExtractResult([], [])
+    return out
 
 
 # --- the format -------------------------------------------------------------------------------
