@@ -258,3 +258,30 @@ def test_launches_taken_as_they_were_keep_their_entries(monkeypatch):
     got = engine.lint(new + "echo done\n", path, cache=cache)
     assert calls["rules"] == 0
     assert signature(got) == signature(engine.lint(new + "echo done\n", path))
+
+
+def test_markdown_edit_reads_one_block_and_keeps_the_others(monkeypatch):
+    """A Markdown file's shell blocks are kept by their text: an edit reads again only the
+    block it touched; the launches of blocks that did not move are the last lint's very
+    objects (their host points at the newest text), and the result equals a fresh lint."""
+    from servelint.extract import markdown
+    blocks = [f"Step {i}\n\n```bash\npython3 -m sglang.launch_server --model-path m{i} --tp_size 2\n```\n"
+              for i in range(50)]
+    text = "# Deploy\n\n" + "\n".join(blocks)
+    path = "/tmp/servelint-incremental/deploy.md"
+    cache = LintCache()
+    first = engine.lint(text, path, cache=cache)
+    assert len(first.launches) == 50
+    calls = {"n": 0}
+    real = markdown.script_launches
+
+    def counting(*a, **k):
+        calls["n"] += 1
+        return real(*a, **k)
+    monkeypatch.setattr(markdown, "script_launches", counting)
+    edited = text.replace("--model-path m40 ", "--model-path m40x ", 1)
+    again = engine.lint(edited, path, cache=cache)
+    assert calls["n"] == 1
+    assert list.__getitem__(again.launches, 3) is list.__getitem__(first.launches, 3)
+    assert again.launches[45].host.text is edited
+    assert signature(again) == signature(engine.lint(edited, path))

@@ -610,7 +610,7 @@ def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
         return None
     from servelint.release import _doc, project_release
     clones: bool | None = None
-    if prev is not None and diff is not None and fmt == "shell" and prev.context is not None \
+    if prev is not None and diff is not None and fmt in ("shell", "markdown") and prev.context is not None \
             and prev.context[0] == "files":
         p, s = diff
         changed = (_lines_around(text, p, len(text) - s) + "\n"
