@@ -236,3 +236,28 @@ def test_a_suppression_looking_line_inside_a_heredoc_is_data(tmp_path, capsys, m
     check(capsys, "--fix", "run.sh")
     assert (tmp_path / "run.sh").read_text() == text.replace(
         "--model-path m --tp 2\ncat <<-", "--model-path m --tp-size 2\ncat <<-")
+
+
+def test_a_suppression_looking_line_inside_a_yaml_block_scalar_is_data(tmp_path, capsys,
+                                                                       monkeypatch):
+    """A block scalar's lines (a ConfigMap's note, a `bash -c` script) and a quoted scalar
+    that goes on over lines are text: a `# servelint:` line there silences nothing and no
+    fix removes it; a real YAML comment still works."""
+    monkeypatch.chdir(tmp_path)
+    text = ("apiVersion: v1\nkind: ConfigMap\ndata:\n  notes: |\n"
+            "    # servelint: disable-file=SL002 -- text in a block scalar\n"
+            "  more: \"a quoted scalar\n    # servelint: disable-file=SL002 -- still text\"\n"
+            "---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: s\n"
+            "    command: [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\","
+            " \"--tp_size\", \"2\"]\n"
+            "  - name: t\n"
+            "    # servelint: disable=SL002 -- a real comment\n"
+            "    command: [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\","
+            " \"--tp_size\", \"2\"]\n")
+    (tmp_path / "pod.yaml").write_text(text)
+    code, out, _ = check(capsys, "pod.yaml")
+    assert [line.split()[2] for line in out.splitlines() if line.startswith("pod.yaml:")] == ["SL002"]
+    assert out.startswith("pod.yaml:14:")
+    check(capsys, "--fix", "pod.yaml")
+    fixed = (tmp_path / "pod.yaml").read_text()
+    assert fixed.count("# servelint:") == 3 and fixed.count("--tp-size") == 1

@@ -450,6 +450,8 @@ class Suppressions:
         own tokenizer; a file it cannot read keeps every line."""
         if self.fmt == "shell":
             return _heredoc_lines(self.text, self.index)
+        if self.fmt in ("yaml", "sglang-config"):
+            return _yaml_scalar_lines(self.text)
         if self.fmt != "python":
             return set()
         import io
@@ -581,6 +583,27 @@ class Suppressions:
 
 
 _HEREDOC = LazyPattern(r"<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))")
+
+
+def _yaml_scalar_lines(text: str) -> set[int]:
+    """The lines (0-based, as `Suppressions` counts them) inside YAML block scalars (`|`,
+    `>`) and quoted scalars that go on over several lines, where a `# servelint:` line is
+    text (a ConfigMap's note), not a comment. A scalar that names `sglang` is a script
+    servelint reads (`args: [bash, -c, |...]`): a comment there is the script's own, and
+    suppresses as in a shell file (docs/safety.md). Read with PyYAML's scanner up to
+    the first place it cannot read (a Helm template): the lines after that keep being read
+    as comments."""
+    from servelint.lazy import yaml
+    inside: set[int] = set()
+    try:
+        for tok in yaml.scan(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if isinstance(tok, yaml.ScalarToken) and tok.style in ("|", ">", "'", '"') \
+                    and tok.end_mark.line > tok.start_mark.line and "sglang" not in tok.value:
+                last = tok.end_mark.line if tok.end_mark.column > 0 else tok.end_mark.line - 1
+                inside.update(range(tok.start_mark.line + 1, last + 1))
+    except yaml.YAMLError:
+        pass
+    return inside
 
 
 def _heredoc_lines(text: str, index: LineIndex) -> set[int]:
