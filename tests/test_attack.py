@@ -411,3 +411,17 @@ def test_root_cause_line_continuation_goes_before_the_crlf():
         for fx in added:
             assert fuzz._edit_problem(text, fx.edits) is None
             assert "launch_server \\\r\n" in apply_edits(text, fx.edits)
+
+
+def test_the_command_line_lists_only_fixes_that_parse(tmp_path):
+    """`servelint check --format json` lists the fixes the editor would offer: the one that
+    would leave the half-typed script unparsable is not among them."""
+    import json as _json
+    import subprocess
+    import sys as _sys
+    (tmp_path / "half.sh").write_text(HALF_TYPED)
+    out = subprocess.run([_sys.executable, "-m", "servelint", "check", "--format", "json",
+                          str(tmp_path / "half.sh")], capture_output=True, text=True).stdout
+    titles = [fx["title"] for rec in _json.loads(out) for fx in rec["fixes"]]
+    assert any(t.startswith("Expand to --tp-size") for t in titles), titles
+    assert not any(t.startswith("Remove '-'") for t in titles), titles

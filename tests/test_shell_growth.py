@@ -49,12 +49,18 @@ def test_the_environment_of_each_launch_is_what_the_lines_above_export():
     assert exported(text, first) == {"A": "1"}  # asked again, above the last question
 
 
-def test_a_long_chain_of_commands_costs_linear_time():
+def test_a_long_chain_of_commands_costs_linear_time(monkeypatch):
     """`bash -c "a && b && ..."` (a Dockerfile CMD of 208 KB took 7.4 s): tree-sitter finds
     a node's parent or the node at an offset by walking down from the root, and on a
     chain that walk is as long as the chain, for every launch in it. A large text with
-    many launches has its tree's parents read once (extract/shell.py _Family). 16x the
-    commands may cost at most 40x the time (quadratic: 256x)."""
+    many launches has its tree's parents read once (extract/shell.py _Family). Both sizes
+    are read the same way (the thresholds at 0); 8x the commands may cost at most 24x the
+    time (quadratic: 64x)."""
+    from servelint.extract import shell
+    monkeypatch.setattr(shell, "FAMILY_BYTES", 0)
+    monkeypatch.setattr(shell, "FAMILY_LAUNCHES", 0)
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+
     def took(n: int) -> float:
         parts = ["python3 -m sglang.launch_server --tp_size 2" if i % 10 == 0 else "echo step"
                  for i in range(n)]
@@ -67,6 +73,6 @@ def test_a_long_chain_of_commands_costs_linear_time():
         assert sum(1 for f in result.findings if f.code == "SL002") == len(range(0, n, 10))
         return out
 
-    took(500)
-    small, large = took(2000), took(32000)
-    assert large < small * 40, (small, large)
+    took(400)
+    small, large = took(4000), took(32000)
+    assert large < small * 24, (small, large)

@@ -304,9 +304,15 @@ def cmd_check(args) -> int:
         if result.findings:
             from pathlib import Path
             uri = Path(os.path.abspath(path or STDIN)).as_uri()
+            from servelint.fixcheck import offered_dicts
             for f in result.findings:
-                emit(shown, diagnostic(f, result.index, uri, None, result.rules,
-                                       release_of(result, f)), result.rules)
+                d = diagnostic(f, result.index, uri, None, result.rules, release_of(result, f))
+                if d["data"]["fixes"]:
+                    # Only the fixes whose result still parses in the file's own syntax are
+                    # listed (every output format, as the editor offers them).
+                    d["data"]["fixes"] = offered_dicts(result.format, text, result.index,
+                                                       d["data"]["fixes"])
+                emit(shown, d, result.rules)
         if result.target is not None:
             from servelint.upgrade import summary
             for line, said in summary(result, result.upgrades, result.target):
