@@ -1312,6 +1312,18 @@ def _window_lines(lines: "_Lines", index: LineIndex, text: str, first: int, last
 _SGLANG = re.compile(r"sglang")
 
 
+def _parse_window(sub: str, start: int) -> "tuple[object, Source] | None":
+    """A window's text (document offset `start`) parsed on its own, or None when it does
+    not parse cleanly (it may start inside a multi-line string)."""
+    data = sub.encode("utf-8")
+    tree, holders = parse_shell(sub, data)
+    if tree.root_node.has_error:
+        return None
+    src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
+    src.placeholders = [src.doc_span(a, b) for a, b in holders]
+    return tree, src
+
+
 @dataclass(slots=True)
 class _Window:
     """A window of the last lint of a document (LintCache memo): its lines, where it
@@ -1353,13 +1365,10 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
         for s, e in _window_lines(lines, index, text, 0, n - 1, 0):
             start = index.line_start(s)
             sub = text[start:index.line_end(e)] + "\n"
-            data = sub.encode("utf-8")
-            tree, holders = parse_shell(sub, data)
-            if tree.root_node.has_error:
+            parsed = _parse_window(sub, start)
+            if parsed is None:
                 return None
-            src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
-            src.placeholders = [src.doc_span(a, b) for a, b in holders]
-            _launches_in(tree, src, host, result, 0)
+            _launches_in(*parsed, host, result, 0)
         result.launches.sort(key=lambda l: l.span.start)
         return result
 
@@ -1418,16 +1427,13 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
                                 if shift else hit.items,
                                 hit.findings, hit.segments, hit.line))
             continue
-        data = sub.encode("utf-8")
-        tree, holders = parse_shell(sub, data)
-        if tree.root_node.has_error:
+        parsed = _parse_window(sub, start)
+        if parsed is None:
             return None
-        src = Source(sub, data, LineIndex(sub), OffsetMap(start), "")
-        src.placeholders = [src.doc_span(a, b) for a, b in holders]
         part = ShellResult([], [])
         own = ShellHost(text, index, "")
         reads = LINE_READS[0]
-        _launches_in(tree, src, own, part, 0)
+        _launches_in(*parsed, own, part, 0)
         part.launches.sort(key=lambda l: l.span.start)
         for launch in part.launches:
             launch.host = host
