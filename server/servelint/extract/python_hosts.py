@@ -20,7 +20,7 @@ from typing import Callable
 from servelint.extract.common import ExtractResult, ReadOnlyHost
 from servelint.extract.python_literals import Decoded, PySource
 from servelint.extract.shell import remove_words
-from servelint.lintcache import shifted_token
+from servelint.lintcache import ShiftedHost
 from servelint.model import Edit, Host, LineIndex, Span, Token, write_all
 
 
@@ -390,10 +390,11 @@ class _DocView:
     index: LineIndex | None = None
 
 
-class _PlacedHost:
+class _PlacedHost(ShiftedHost):
     """Edits of a launch read in a chunk of the document (its offsets relative to the
-    chunk): asked of the chunk's host at chunk offsets and moved `d` characters on (as
-    lintcache.ShiftedHost). `text` and `index` are the document's newest, from `view`."""
+    chunk): asked of the chunk's host at chunk offsets and moved `d` characters on (the
+    forwarding is lintcache.ShiftedHost's). `text` and `index` are the document's newest,
+    read through `view` when asked."""
 
     def __init__(self, inner: Host, d: int, view: _DocView):
         self.inner = inner
@@ -403,36 +404,13 @@ class _PlacedHost:
         self.quote_context = inner.quote_context
 
     @property
-    def text(self) -> str:
+    def text(self) -> str:  # type: ignore[override]
         return self.view.text
 
     @property
-    def index(self) -> LineIndex:
+    def index(self) -> LineIndex:  # type: ignore[override]
         assert self.view.index is not None
         return self.view.index
-
-    def _old(self, t: Token) -> Token:
-        return shifted_token(t, -self.d)
-
-    def _new(self, e: Edit | None) -> Edit | None:
-        if e is None:
-            return None
-        return Edit(Span(e.span.start + self.d, e.span.end + self.d), e.new_text)
-
-    def quote(self, value: str) -> str | None:
-        return self.inner.quote(value)
-
-    def replace(self, token: Token, value: str) -> Edit | None:
-        return self._new(self.inner.replace(self._old(token), value))
-
-    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
-        return self._new(self.inner.replace_words(self._old(first), self._old(last), words))
-
-    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        return self._new(self.inner.insert_after(self._old(token), words))
-
-    def remove(self, first: Token, last: Token) -> Edit | None:
-        return self._new(self.inner.remove(self._old(first), self._old(last)))
 
 
 def _NoEdits(ctx) -> "ReadOnlyHost":
