@@ -317,3 +317,168 @@ def python_launches(n_lines: int, n_launches: int, seed: int, mistake_every: int
         i += 1
     assert len(out) == n_lines, (len(out), n_lines)
     return "\n".join(out) + "\n"
+
+
+# --- the other formats at 20,000 lines (issue 16 point 1: every format within 2x of shell) ---
+
+
+def _argv(rng: random.Random, n: int, mistake_every: int) -> list[str]:
+    """The words of one launch after the module, as `launch()` draws them (every
+    `mistake_every`-th launch with one mistake, rotating as in `script()`)."""
+    words = [line.strip().rstrip("\\").strip() for line in launch(
+        rng, n, n // mistake_every if mistake_every and n % mistake_every == 1 else None)]
+    words = " ".join(w for w in words[:-1] if w).split()  # the last line is the redirection
+    return words[3:]  # after `python3 -m sglang.launch_server`
+
+
+def _spread(n_lines: int, blocks: list[list[str]], head: list[str], filler, tail: list[str]) -> list[str]:
+    """`head`, then `blocks` spread evenly with filler blocks (`filler(k)` gives one) between
+    them, then `tail`, padded to exactly `n_lines` lines with the last filler cut."""
+    out = list(head)
+    room = n_lines - len(head) - len(tail) - sum(len(b) for b in blocks)
+    if room < 0:
+        raise ValueError("too many launches for the line count")
+    per_gap = room // (len(blocks) + 1)
+    k = 0
+    for block in blocks + [None]:
+        target = len(out) + per_gap
+        while True:
+            piece = filler(k)
+            if len(out) + len(piece) > target:
+                break
+            out += piece
+            k += 1
+        if block is not None:
+            out += block
+    return out
+
+
+def markdown_doc(n_lines: int, n_launches: int, seed: int, mistake_every: int = 4) -> str:
+    """A Markdown guide of exactly `n_lines` lines: `n_launches` ```bash blocks, each one
+    launch continued over 7 lines as in `script()`, between headings, prose, lists and
+    other code blocks (no `sglang` in them)."""
+    rng = random.Random(seed)
+    blocks = []
+    for n in range(n_launches):
+        mistake = n // mistake_every if mistake_every and n % mistake_every == 1 else None
+        blocks.append([f"Start the {rng.choice(SERVICES)} server number {n}:", "", "```bash",
+                       *launch(rng, n, mistake), "```", ""])
+
+    def filler(k: int) -> list[str]:
+        svc = rng.choice(SERVICES)
+        if k % 3 == 0:
+            return [f"## The {svc} stage, part {k}", "",
+                    f"The {svc} workers read their inputs from the shared volume and write",
+                    "their logs next to them. Keep one GPU free for the evaluation jobs.", ""]
+        if k % 3 == 1:
+            return [f"- check that `{svc}` answers on its health endpoint",
+                    f"- keep {rng.randint(2, 9)} retries before giving up", ""]
+        return ["```bash", f'curl -sf "http://localhost:{8000 + k % 1000}/health"', "```", ""]
+
+    out = _spread(n_lines, blocks, ["# Serving guide (generated)", ""], filler, [])
+    while len(out) < n_lines:
+        out.append(f"Note {len(out)}: the servers log to /var/log.")
+    assert len(out) == n_lines, (len(out), n_lines)
+    return "\n".join(out) + "\n"
+
+
+def compose_yaml(n_lines: int, n_launches: int, seed: int, mistake_every: int = 4) -> str:
+    """A docker compose file of exactly `n_lines` lines: `n_launches` services whose
+    `command` is an SGLang launch (a folded string, as compose files usually write it),
+    each in its own image, with other services (a cache, a proxy, workers; no `sglang`)
+    between them."""
+    rng = random.Random(seed)
+    blocks = []
+    for n in range(n_launches):
+        words = ["python3", "-m", "sglang.launch_server"] + _argv(rng, n, mistake_every)
+        lines = []
+        while words:  # about five words a line
+            lines.append("      " + " ".join(words[:5]))
+            words = words[5:]
+        port = 30000 + n % 1000
+        blocks.append([f"  {rng.choice(SERVICES)}-{n}:", "    image: lmsysorg/sglang:v0.5.2-cu126",
+                       "    command: >-", *lines, "    ports:", f'      - "{port}:{port}"'])
+
+    def filler(k: int) -> list[str]:
+        svc = rng.choice(SERVICES)
+        return [f"  {svc}-cache-{k}:", "    image: redis:7", "    restart: unless-stopped",
+                "    environment:", f"      LOG_LEVEL: {rng.choice(['info', 'debug'])}"]
+
+    out = _spread(n_lines, blocks, ["# generated compose file", "services:"], filler, [])
+    while len(out) < n_lines:
+        out.append(f"# note {len(out)}: the servers log to /var/log")
+    assert len(out) == n_lines, (len(out), n_lines)
+    return "\n".join(out) + "\n"
+
+
+def launch_json(n_lines: int, n_launches: int, seed: int, mistake_every: int = 4) -> str:
+    """A VS Code launch.json (JSON with comments) of exactly `n_lines` lines:
+    `n_launches` debug configurations running `sglang.launch_server` with an `args`
+    array, between other configurations (pytest, a script; no `sglang`)."""
+    rng = random.Random(seed)
+    blocks = []
+    for n in range(n_launches):
+        words = _argv(rng, n, mistake_every)
+        lines = []
+        while words:
+            lines.append("        " + ", ".join(f'"{w}"' for w in words[:4]) + ",")
+            words = words[4:]
+        lines[-1] = lines[-1].rstrip(",")
+        blocks.append(["    {", f"      // {rng.choice(SERVICES)} server {n}",
+                       f'      "name": "server {n}", "type": "debugpy", "request": "launch",',
+                       '      "module": "sglang.launch_server",', '      "args": [', *lines,
+                       "      ]", "    },"])
+
+    def filler(k: int) -> list[str]:
+        return ["    {", f'      "name": "tests {k}", "type": "debugpy", "request": "launch",',
+                f'      "module": "pytest", "args": ["-q", "tests/test_{rng.choice(SERVICES)}.py"]',
+                "    },"]
+
+    out = _spread(n_lines - 2, blocks, ["{", '  "version": "0.2.0",', '  "configurations": ['],
+                  filler, [])
+    while len(out) < n_lines - 2:
+        out.append(f"    // note {len(out)}")
+    out += ["  ]", "}"]
+    assert len(out) == n_lines, (len(out), n_lines)
+    return "\n".join(out) + "\n"
+
+
+def dockerfile(n_lines: int, n_launches: int, seed: int, mistake_every: int = 4) -> str:
+    """A multi-stage Dockerfile of exactly `n_lines` lines: `n_launches` stages, each from
+    an SGLang image, whose `CMD` is a launch (shell form continued over lines, every
+    other one exec form), with RUN/COPY/ENV instructions (no `sglang`) between them."""
+    rng = random.Random(seed)
+    blocks = []
+    for n in range(n_launches):
+        words = ["python3", "-m", "sglang.launch_server"] + _argv(rng, n, mistake_every)
+        head = [f"FROM lmsysorg/sglang:v0.5.2-cu126 AS server-{n}", f"ENV SERVER_ID={n}"]
+        if n % 2:
+            lines = []
+            while words:
+                lines.append("    " + ", ".join(f'"{w}"' for w in words[:4]) + ", \\")
+                words = words[4:]
+            lines[0] = 'CMD [' + lines[0].strip()
+            lines[-1] = lines[-1][:-len(", \\")] + "]"
+            blocks.append(head + lines)
+        else:
+            lines = []
+            while words:
+                lines.append("    " + " ".join(words[:5]) + " \\")
+                words = words[5:]
+            lines[0] = "CMD " + lines[0].strip()
+            lines[-1] = lines[-1][:-2]
+            blocks.append(head + lines)
+
+    def filler(k: int) -> list[str]:
+        svc = rng.choice(SERVICES)
+        if k % 2:
+            return [f"RUN mkdir -p /srv/{svc}/{k} && \\",
+                    f"    echo 'prepared {svc} {k}' > /srv/{svc}/{k}/README"]
+        return [f"COPY config/{svc}-{k}.json /srv/config/", f"ENV {svc.upper()}_RETRIES={rng.randint(1, 9)}"]
+
+    out = _spread(n_lines, blocks, ["# syntax=docker/dockerfile:1", "FROM python:3.12-slim AS base"],
+                  filler, [])
+    while len(out) < n_lines:
+        out.append(f"# note {len(out)}")
+    assert len(out) == n_lines, (len(out), n_lines)
+    return "\n".join(out) + "\n"
