@@ -16,7 +16,7 @@ from servelint.checks import load_checks
 from servelint.config_merge import merge_config, settle_foreign
 from servelint.edits import apply_edits, fix_all_edits
 from servelint.lazy import LazyLogger
-from servelint.lintcache import (_EXTRACT_MEMO, Entry, LaunchList, LintCache, Prev, file_stat, launch_key,
+from servelint.lintcache import (_EXTRACT_MEMO, Entry, LaunchList, LintCache, Prev, file_stat, fingerprint, launch_key,
                                  Moved, moved, raw_fingerprint, raw_start, relative, text_diff, window)
 from servelint.model import LINE_READS, Finding, Fix, Launch, LineIndex, Span
 from servelint.rules import RuleSet, rule_set
@@ -610,13 +610,13 @@ def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
         return None
     from servelint.release import _doc, project_release
     clones: bool | None = None
-    if prev is not None and diff is not None and fmt in ("shell", "markdown") and prev.context is not None \
-            and prev.context[0] == "files":
+    if prev is not None and diff is not None and fmt in ("shell", "markdown", "launch-json") \
+            and prev.context is not None and prev.context[0] == "files":
         p, s = diff
         changed = (_lines_around(text, p, len(text) - s) + "\n"
                    + _lines_around(prev.text, p, len(prev.text) - s)).lower()
         clones = prev.context[2]
-        marks = ("sglang", "sgl-dev", "git", "#", "sgl-project") + (("\\",) if clones else ())
+        marks = ("sglang", "sgl-dev", "git", "#", "//", "sgl-project") + (("\\",) if clones else ())
         if any(m in changed for m in marks):
             clones = None
     if clones is None:
@@ -691,6 +691,8 @@ def _same(item, old, shift: int) -> bool:
     if raw_start(item) != raw_start(old) + shift:
         return False
     a, b = raw_fingerprint(item), raw_fingerprint(old)
+    if a is None and type(item) is Launch:
+        a = fingerprint(item)  # an extractor that does not make them up front
     return a is b or (a is not None and a == b)
 
 

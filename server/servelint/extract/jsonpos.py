@@ -456,6 +456,16 @@ def parse(text: str) -> JsonDoc:
     return JsonDoc(root, p.errors)
 
 
+def parse_value_at(text: str, start: int, depth: int) -> tuple[Node | None, int, list]:
+    """The value starting at `start` of `text`, read as `parse` reads a value found at
+    that place and nesting `depth`: (the node, the offset after it, the problems met).
+    The incremental readers (launch_json) read one edited member again with it."""
+    p = _Parser(text)
+    p.pos = start
+    node = p.value(depth)
+    return node, p.pos, p.errors
+
+
 def deep_notices(doc: JsonDoc, index: LineIndex) -> list[str]:
     """What to tell the user about values skipped for nesting deeper than MAX_DEPTH
     (their launches, if any, are not read): the first three, by line."""

@@ -17,6 +17,7 @@ as well.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass
@@ -24,12 +25,14 @@ from dataclasses import dataclass
 import tree_sitter
 import tree_sitter_bash
 
-from servelint.extract.common import ExtractResult, ListHost, add_notice, empty
+from servelint.extract.common import ExtractResult, ListHost, ReadOnlyHost, add_notice, empty
 from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost, deep_notices,
-                                       has_lone_surrogate, map_token, parse, remove_elements,
+                                       has_lone_surrogate, map_token, parse, parse_value_at,
+                                       remove_elements,
                                        write_string)
 from servelint.extract.shell import (CLI_MODULES, LAUNCH_MODULES, OffsetMap, ShellHost, Source,
                                      command_words, make_token)
+from servelint.lintcache import LaunchList, Moved, extract_memo, shifted_launch
 from servelint.model import Edit, Launch, LineIndex, Span, Token, write_all
 
 _CONFIGS = re.compile(r'"configurations"\s*:\s*\[')
@@ -128,15 +131,22 @@ class ArgsHost(ListHost):
 
 
 def _configurations(root) -> list[JObject]:
+    return _configurations_at(root)[0]
+
+
+def _configurations_at(root) -> tuple[list[JObject], int]:
+    """The configuration objects, and the nesting depth the parser read them at."""
     if not isinstance(root, JObject):
-        return []
+        return [], 0
     configs = root.get("configurations")
+    depth = 2
     if not isinstance(configs, JArray):
         launch = root.get("launch")  # a .code-workspace file, or settings.json
         configs = launch.get("configurations") if isinstance(launch, JObject) else None
+        depth = 3
     if not isinstance(configs, JArray):
-        return []
-    return [c for c in configs.elements if isinstance(c, JObject)]
+        return [], 0
+    return [c for c in configs.elements if isinstance(c, JObject)], depth
 
 
 def _program_kind(program: str) -> str | None:
@@ -225,14 +235,146 @@ def _string_args(kind, entry, args: JString, cfg, text, index, env, anchor) -> L
 
 
 def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:
+    memo = extract_memo()
+    if memo is not None:
+        again = _extract_edited(text, index, memo)
+        if again is not None:
+            return again
     result = empty()
     doc = parse(text)
     for said in deep_notices(doc, index):
         add_notice(result, said)
-    for cfg in _configurations(doc.root):
+    configs, depth = _configurations_at(doc.root)
+    kept: list[tuple[int, int, Moved | None]] = []
+    ref = _Document(text, index, depth)
+    for cfg in configs:
         launch = _launch(cfg, text, index)
-        if launch is not None:
-            result.launches.append(launch)
+        item = None if launch is None else Moved(_without_host(launch), 0, _ConfigHost(ref, cfg.start, launch.host))
+        if item is not None:
+            result.launches.append(item if memo is not None else launch)
+        kept.append((cfg.start, cfg.end, item))
+    if memo is not None:
+        result.launches = LaunchList(result.launches)
+        # Kept only for a text read without a problem: its configurations are then read
+        # the same way wherever an edit leaves them (_extract_edited).
+        memo[_MEMO] = (ref, kept) if not doc.errors else None
+    return result
+
+
+# --- an edit inside one configuration ---------------------------------------------------------
+#
+# With a LintCache (lintcache.extract_memo), the configurations of the last text are kept:
+# their places and their launches. An edit that falls inside one configuration object,
+# leaving its `{` and `}` alone, reads that object again (jsonpos.parse_value_at, at the
+# depth the whole parse met it); when it reads to the same closing brace without a
+# problem, every other configuration is what a whole parse would read (the parser reaches
+# them in the same state, over the same text), moved by the edit's length. The launches
+# above the edit are the last lint's very objects, those below lintcache.Moved ones,
+# copied when read. Their host (_ConfigHost) reads its configuration again from the
+# document's newest text when first asked for an edit: one `_Document` per document is
+# kept and pointed at the newest text, so no old text stays alive.
+
+_MEMO = "launch-json"
+
+
+class _Document:
+    """The newest text of a document, shared by the hosts of its kept launches."""
+
+    def __init__(self, text: str, index: LineIndex, depth: int):
+        self.text, self.index, self.depth = text, index, depth
+
+
+def _without_host(launch: Launch) -> Launch:
+    """A copy of `launch` (tokens shared) that holds no text: the memo keeps it."""
+    return shifted_launch(launch, 0, None)
+
+
+class _ConfigHost:
+    """The host of a kept launch whose configuration starts at `start` of the document's
+    newest text: the configuration is read again when an edit is first asked for, and its
+    launch's own host answers. `name` and `quote_context` are the real host's."""
+
+    __slots__ = ("doc", "start", "name", "quote_context")
+
+    def __init__(self, doc: _Document, start: int, like):
+        self.doc = doc
+        self.start = start
+        self.name = like.name
+        self.quote_context = like.quote_context
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def index(self) -> LineIndex:
+        return self.doc.index
+
+    def _host(self):
+        # Not kept: a host holds the text it was made for (one configuration read again
+        # per edit asked for is cheap).
+        doc = self.doc
+        node, _, _ = parse_value_at(doc.text, self.start, doc.depth)
+        launch = _launch(node, doc.text, doc.index) if isinstance(node, JObject) else None
+        return launch.host if launch is not None else ReadOnlyHost(doc.text, doc.index, self.name)
+
+    def quote(self, value: str) -> str | None:
+        return self._host().quote(value)
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        return self._host().replace(token, value)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        return self._host().replace_words(first, last, words)
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        return self._host().insert_after(token, words)
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        return self._host().remove(first, last)
+
+
+def _extract_edited(text: str, index: LineIndex, memo: dict) -> ExtractResult | None:
+    """The launches of `text` when the last text's configurations were kept and the edit
+    since lies inside one of them (see above); None: read the text whole."""
+    kept, diff = memo.get(_MEMO), memo.get("diff")
+    if kept is None or diff is None or kept[0].text is not diff[0]:
+        return None
+    ref, configs = kept
+    old = ref.text
+    p, s = diff[1]
+    oe = len(old) - s  # the edit replaced old[p:oe]
+    d = len(text) - len(old)
+    k = bisect.bisect_left(configs, p, key=lambda c: c[0]) - 1  # the last one starting before p
+    if k < 0 or configs[k][1] <= oe:
+        return None  # not inside a configuration, or its closing brace changed
+    start, end, _ = configs[k]
+    node, after, problems = parse_value_at(text, start, ref.depth)
+    if problems or not isinstance(node, JObject) or not node.closed or after != end + d:
+        return None
+    if k + 1 < len(configs) and text.find("\n", len(text) - s, configs[k + 1][0] + d) == -1:
+        return None  # the next configuration's line (its launch's anchor) holds the edit
+    ref.text, ref.index = text, index  # every kept host reads the newest text from now on
+    launch = _launch(node, text, index)
+    result = empty()
+    items = [c[2] for c in configs[:k] if c[2] is not None]
+    edited = None if launch is None else Moved(_without_host(launch), 0,
+                                               _ConfigHost(ref, start, launch.host))
+    new_configs = configs[:k]
+    new_configs.append((start, end + d, edited))
+    if edited is not None:
+        items.append(edited)
+    if d:
+        for a, b, item in configs[k + 1:]:
+            if item is not None:
+                item = item.again(d, _ConfigHost(ref, a + d, item.host))
+                items.append(item)
+            new_configs.append((a + d, b + d, item))
+    else:
+        new_configs += configs[k + 1:]
+        items += [c[2] for c in configs[k + 1:] if c[2] is not None]
+    result.launches = LaunchList(items)
+    memo[_MEMO] = (ref, new_configs)
     return result
 
 

@@ -1,0 +1,104 @@
+"""Incremental extraction of launch.json, docker compose and Dockerfile texts (and
+Markdown): after random character edits anywhere, a lint with the document's LintCache
+gives exactly what a fresh lint gives, and an edit of one launch reads one launch again."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from servelint import engine
+from servelint.lintcache import LintCache
+from test_incremental import GOLDEN, _gen, signature
+
+PIECES = {
+    "launch-json": ['"', "{", "}", ",", "[", "]", "//", "/*", "*/", "\\", "\n", "x", "2", " ",
+                    "x", "2", "x", "2", "\n", " ", "\n", ", ",
+                    '"--tp_size", "2", ', '"args": "--tp 2",', "\n// sglang==0.4.6\n",
+                    '"module": "sglang.launch_server", ', "${env:X}"],
+    "compose": [":", "-", "\n", "  ", "'", '"', "#", "x", "2", "\\", "$", "{", "}", "&",
+                " --tp_size 2", "\n    image: lmsysorg/sglang:v0.4.9\n", "\n  other:\n    command: x\n",
+                "\n    entrypoint: python3 -m sglang.launch_server\n", "<<: *base\n", "sglang"],
+    "dockerfile": ["\\", "\n", " \\\n", "#", "[", "]", '"', ",", "x", "2", " ", "FROM ",
+                   "\nFROM lmsysorg/sglang:v0.4.9 AS s\n", "\nRUN pip install sglang==0.4.6\n",
+                   "\nCMD python3 -m sglang.launch_server --tp 2\n", "ENTRYPOINT ", "\nARG V=1\n",
+                   "$V", "<<EOF\n", "sglang"],
+    "markdown": ["```", "\n", "~~~", "`", "$ ", "\\", "x", "2", "#", "\n```bash\n", "sglang",
+                 " --tp_size 2"],
+}
+
+
+def edit_chars(rng: random.Random, text: str, pieces: list[str]) -> str:
+    at = rng.randrange(len(text) + 1)
+    if rng.random() < 0.6:
+        return text[:at] + rng.choice(pieces) + text[at:]
+    return text[:at] + text[at + rng.randrange(1, 6):]
+
+
+def check(text: str, path: str, kind: str, steps: int, seed: int) -> None:
+    rng = random.Random(seed)
+    cache = LintCache()
+    engine.lint(text, path, cache=cache)
+    original = text
+    for step in range(steps):
+        # Back to the first text now and then (most edits of a small text break its
+        # syntax for good; the cache then meets a large edit and a readable text again).
+        text = edit_chars(rng, original if step % 6 == 5 else text, PIECES[kind])
+        got = engine.lint(text, path, cache=cache)
+        want = engine.lint(text, path)
+        assert signature(got) == signature(want), f"edit {step} (seed {seed}) of {path}"
+        assert [len(p.uses) for p in got.parsed] == [len(p.uses) for p in want.parsed]
+
+
+def _texts(kind: str) -> list[tuple[str, str]]:
+    gen = _gen()
+    made = {"launch-json": (gen.launch_json, "/tmp/servelint-incr/.vscode/launch.json", "launch-json"),
+            "compose": (gen.compose_yaml, "/tmp/servelint-incr/compose.yaml", "yaml"),
+            "dockerfile": (gen.dockerfile, "/tmp/servelint-incr/Dockerfile", "dockerfile"),
+            "markdown": (gen.markdown_doc, "/tmp/servelint-incr/guide.md", "markdown")}[kind]
+    out = [(made[0](300, 16, seed=5), made[1])]
+    for p in sorted((GOLDEN / made[2]).glob("*")):
+        if p.name.startswith(("bad_", "ok_")) and not p.name.endswith((".expected", ".fixed")):
+            if kind != "compose" or "compose" in p.name:
+                out.append((p.read_text(encoding="utf-8"), str(p)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind", sorted(PIECES))
+def test_random_character_edits_match_a_fresh_lint(kind: str, seed: int):
+    for n, (text, path) in enumerate(_texts(kind)):
+        check(text, path, kind, steps=40 if n == 0 else 12, seed=seed * 100 + n)
+
+
+@pytest.mark.parametrize("kind,path", [
+    ("launch-json", "/tmp/servelint-incr/.vscode/launch.json"),
+])
+def test_one_launch_edit_reads_one_launch(kind: str, path: str, monkeypatch):
+    """A digit of one launch's --tp-size changed: the extractor reads that launch only
+    (the others are the last lint's, moved), and the checks run for that launch only."""
+    gen = _gen()
+    text = {"launch-json": gen.launch_json}[kind](2000, 100, seed=3)
+    from servelint.extract import launch_json
+    reads = {"n": 0}
+    real = launch_json._launch
+
+    def counting(*a, **k):
+        reads["n"] += 1
+        return real(*a, **k)
+    monkeypatch.setattr(launch_json, "_launch", counting)
+    cache = LintCache()
+    first = engine.lint(text, path, cache=cache)
+    assert len(first.launches) == 100
+    at = text.find("--tp-size", len(text) // 2)
+    at = text.find('"', at + len("--tp-size") + 1) + 1
+    assert text[at].isdigit()
+    new = text[:at] + ("3" if text[at] != "3" else "5") + text[at + 1:]
+    reads["n"] = 0
+    cache.ran = cache.reused = 0
+    again = engine.lint(new, path, cache=cache)
+    assert reads["n"] == 1
+    assert (cache.ran, cache.reused) == (1, 99)
+    assert signature(again) == signature(engine.lint(new, path))
