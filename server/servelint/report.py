@@ -94,6 +94,11 @@ class RuleInfo:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r}")
 
+    def __reduce__(self):
+        # Pickled by its fields (a worker process sends it to the parent, cli.run_parallel):
+        # the default would set the slots one by one, which __setattr__ refuses.
+        return (RuleInfo, self._key())
+
 
 def rule_info(code: str, rules: RuleSet | None = None) -> RuleInfo:
     """A code's name, title and default severity: a check's, else a rule's of `rules` (the
