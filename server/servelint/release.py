@@ -37,6 +37,7 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
+from servelint.lazy import LazyPattern
 from servelint.model import Launch, LineIndex, Span
 
 
@@ -624,6 +625,22 @@ def _parse_requirements_file(path: str, text: str) -> _Parsed:
     return _Parsed(tuple(reqs), tuple(includes))
 
 
+# Where a pyproject.toml can require sglang: a requirement string that starts with the
+# name and goes on to a version operator or `@` (after extras, spaces or a line break), or
+# a Poetry key named sglang (`sglang = `, `"sglang" =`, `sglang.version =`, a
+# `[...dependencies.sglang]` header).
+_MAY_REQUIRE = LazyPattern(r"""sglang["']?\s*(?:\[[^\]]*\]\s*)?["']?\s*[=<>!~@\].]""", re.I)
+
+
+def may_require_sglang(text: str) -> bool:
+    """Whether a pyproject.toml can declare a requirement on sglang, without parsing it
+    (the TOML parser's import and run are a sixth of a cold check inside a project whose
+    pyproject.toml only mentions SGLang): False only when the pattern above is nowhere and
+    no backslash is (an escape can spell any character of a string). A false True costs
+    a parse; a False is certain: `_parse_pyproject` would find no requirement."""
+    return "\\" in text or _MAY_REQUIRE.search(text) is not None
+
+
 def _parse_pyproject(text: str) -> _Parsed:
     tomllib = _toml()
     try:
@@ -729,7 +746,7 @@ def _project_file(path: str) -> _Parsed:
             if is_lock:
                 parsed = _parse_lock(text)
             elif name == "pyproject.toml":
-                parsed = _parse_pyproject(text)
+                parsed = _parse_pyproject(text) if may_require_sglang(text) else _EMPTY
             else:
                 parsed = _parse_requirements_file(path, text)
         elif text is not None and name not in _LOCKS and name != "pyproject.toml":
