@@ -34,10 +34,9 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass
 from typing import Literal
 
-from servelint.lazy import LazyPattern
+from servelint.lazy import LazyPattern, Record
 from servelint.model import Launch, LineIndex, Span
 
 
@@ -50,8 +49,7 @@ def _toml():
     return tomllib
 
 
-@dataclass(frozen=True, slots=True)
-class ReleaseHint:
+class ReleaseHint(Record, frozen=True):
     version: str | None  # the declared release, normalized ("0.4.9.post2"); None: the newest
     source: str  # "image" | "pin" | "project" | "floor" | "newest"
     detail: str  # for people: where it was read, and what was assumed
@@ -61,7 +59,7 @@ class ReleaseHint:
 
 # --- versions ------------------------------------------------------------------------------------
 
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?", re.I)
+_VERSION = LazyPattern(r"v?(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?", re.I)
 
 
 def normalize(text: str) -> str | None:
@@ -84,7 +82,7 @@ def _key(version: str):
 
 # A tag's release: `v0.4.9.post2-cu126`, `v0.5.3rc0-cu126`, `v0.4.9.post2.iaas.dev.2025...`,
 # `sglang-0.5.14-rocm720-mi35x-mori-0701` (rocm/sgl-dev), `0.4.6`.
-_TAG_VERSION = re.compile(
+_TAG_VERSION = LazyPattern(
     r"(?:sglang[-_]?)?v?(\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)(?=$|[-_.+])",
     re.I)
 _NEWEST_TAGS = ("latest", "dev", "nightly", "main")
@@ -146,7 +144,7 @@ def parse_image(ref: str) -> str | None | Literal["newest"]:
 
 # --- variables -------------------------------------------------------------------------------------
 
-_VAR_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_VAR_REF = LazyPattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 class _Doc:
@@ -258,8 +256,7 @@ def _substitute(value: str, doc: _Doc, before: int, depth: int = 0) -> tuple[str
 # --- requirement specifiers --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Req:
+class _Req(Record, frozen=True):
     """One requirement on sglang: `exact` when it fixes a release, else the range clauses
     ((op, version) with op in >=, >, <, <=)."""
 
@@ -271,7 +268,7 @@ class _Req:
 
 
 _OP = r"(?:===|==|~=|>=|<=|!=|>|<)"
-_SPEC_ITEM = re.compile(r"\s*(" + _OP + r")\s*(\$\{[^}\n]*\}|\$\w+|[\w.*+!-]+)")
+_SPEC_ITEM = LazyPattern(r"\s*(" + _OP + r")\s*(\$\{[^}\n]*\}|\$\w+|[\w.*+!-]+)")
 
 
 def _bump(version: str, part: int) -> str | None:
@@ -369,19 +366,18 @@ def _poetry(spec: str) -> list[tuple[str, str]] | None:
 
 # --- pins in a text ---------------------------------------------------------------------------------
 
-_NAME = re.compile(r"(?<![\w.\-/@$])sglang(?:\[[^\]\n]*\])?(?=\s*" + _OP + ")", re.I)
-_GIT_URL_REF = re.compile(r"sgl-project/sglang(?:\.git)?@([\w.\-]+)", re.I)
-_GIT_CLONE = re.compile(r"\bgit\s+clone\b[^\n]*", re.I)
-_GIT_BRANCH = re.compile(r"(?:^|\s)(?:-b|--branch)(?:=|\s+)[\"']?([\w.\-/]+)")
-_GIT_CHECKOUT = re.compile(
+_NAME = LazyPattern(r"(?<![\w.\-/@$])sglang(?:\[[^\]\n]*\])?(?=\s*" + _OP + ")", re.I)
+_GIT_URL_REF = LazyPattern(r"sgl-project/sglang(?:\.git)?@([\w.\-]+)", re.I)
+_GIT_CLONE = LazyPattern(r"\bgit\s+clone\b[^\n]*", re.I)
+_GIT_BRANCH = LazyPattern(r"(?:^|\s)(?:-b|--branch)(?:=|\s+)[\"']?([\w.\-/]+)")
+_GIT_CHECKOUT = LazyPattern(
     r"\bgit\s+(?:-C\s+\S+\s+)?(?:checkout|switch\s+--detach)\s+(?:-q\s+|--quiet\s+)?[\"']?(?:tags/)?([\w.\-]+)")
-_VERSION_VAR = re.compile(
+_VERSION_VAR = LazyPattern(
     r"^[ \t]*(?:(?:ARG|ENV|export)[ \t]+)?SGLANG_VERSION=[\"']?([^\s\"';]+)"
     r"|^[ \t]*ENV[ \t]+SGLANG_VERSION[ \t]+[\"']?([^\s\"';]+)", re.M)
 
 
-@dataclass
-class _Scan:
+class _Scan(Record):
     exact: list[_Req]
     ranges: list[_Req]
     images: list[tuple[str, str, Span]]  # (ref, release or "newest", span): Python only
@@ -529,8 +525,7 @@ MAX_LEVELS = 64
 _LOCKS = ("uv.lock", "poetry.lock", "pdm.lock", "pylock.toml")
 
 
-@dataclass(frozen=True, slots=True)
-class _Parsed:
+class _Parsed(Record, frozen=True):
     reqs: tuple[_Req, ...]
     includes: tuple[str, ...] = ()  # requirements files named by -r / -c
 
@@ -712,7 +707,7 @@ def _poetry_requirement(name: str, value) -> _Req | None:
     return _Req(f'{name} = "{value}"', exact, clauses) if exact or clauses else None
 
 
-_LOCK_ENTRY = re.compile(r'^name\s*=\s*"sglang"\s*\r?\n(?:[^\[\n].*\r?\n){0,3}?version\s*=\s*"([^"]+)"',
+_LOCK_ENTRY = LazyPattern(r'^name\s*=\s*"sglang"\s*\r?\n(?:[^\[\n].*\r?\n){0,3}?version\s*=\s*"([^"]+)"',
                          re.M | re.I)
 
 
@@ -779,7 +774,7 @@ def _listing(directory: str) -> tuple[tuple[str, ...], bool] | None:
     return got
 
 
-_REQUIREMENTS_NAME = re.compile(r"(requirements|constraints)[\w.-]*\.(txt|in)")
+_REQUIREMENTS_NAME = LazyPattern(r"(requirements|constraints)[\w.-]*\.(txt|in)")
 
 
 def _candidates(names: tuple[str, ...]) -> list[str]:
@@ -889,7 +884,7 @@ def _display(file: str, path: str | None) -> str:
     return file
 
 
-_FROM = re.compile(r"^[ \t]*FROM[ \t]", re.M | re.I)
+_FROM = LazyPattern(r"^[ \t]*FROM[ \t]", re.M | re.I)
 
 
 def _stage_starts(text: str) -> list[int]:
