@@ -24,6 +24,7 @@ import re
 from typing import IO, TYPE_CHECKING, Any, Iterable, Sequence
 
 from servelint import __version__
+from servelint.lazy import LazyPattern
 from servelint.model import Severity
 
 if TYPE_CHECKING:
@@ -290,7 +291,7 @@ def sarif_document(records: Sequence[dict], infos: dict[str, RuleInfo]) -> dict:
 GITLAB_SEVERITY = {"error": "major", "warning": "minor", "information": "info", "hint": "info"}
 
 
-_LINE_REFERENCE = re.compile(r"\b(lines?) \d+(?:(?:-|\u2013| to | and )\d+)?")
+_LINE_REFERENCE = LazyPattern(r"\b(lines?) \d+(?:(?:-|\u2013| to | and )\d+)?")
 
 
 def gitlab_document(records: Sequence[dict]) -> list[dict]:

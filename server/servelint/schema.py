@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
+from servelint.lazy import LazyPattern, Record
 from servelint.model import Severity
 
 GPUS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
@@ -90,7 +90,7 @@ def codes(value: Any) -> list[str]:
 # rule-packs setting, --rules, the `.servelint/rules` folder above it): config.py judges
 # those where the packs are known (`unknown_selectors`), see docs/configuration.md.
 
-OWN_NAMESPACE = re.compile(r"SL[0-9]*")
+OWN_NAMESPACE = LazyPattern(r"SL[0-9]*")
 
 
 def builtin_codes() -> frozenset[str]:
@@ -247,8 +247,7 @@ def one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
     return check
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record, frozen=True):
     attr: str                 # the Settings attribute (or the project file's own list)
     parse: Callable[[Any], Any]
     default: Any

@@ -26,6 +26,8 @@ import zlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from servelint.lazy import LazyPattern
+
 if TYPE_CHECKING:
     from servelint.catalog.timeline import EVENT_KINDS, Event, History
 
@@ -207,7 +209,7 @@ class Catalog:
 # ---------------------------------------------------------------------------
 # Versions (PEP 440, the subset SGLang uses and a bit more; no dependency).
 
-_VERSION = re.compile(
+_VERSION = LazyPattern(
     r"""^\s*v?
     (?:(?P<epoch>\d+)!)?
     (?P<release>\d+(?:\.\d+)*)

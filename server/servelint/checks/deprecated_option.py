@@ -6,10 +6,11 @@ import re
 
 from servelint.checks import Check, register
 from servelint.fixes import rename_option
+from servelint.lazy import LazyPattern
 from servelint.model import Finding, Fix, Severity
 from servelint.successors import Retired, deprecation, plan
 
-_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_BRACES = LazyPattern(r"\{([^{}]*,[^{}]*)\}")
 
 
 def replacement_words(catalog, replacement: str | None) -> list[str] | None:

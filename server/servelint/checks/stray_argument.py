@@ -7,9 +7,10 @@ import re
 from servelint.checks import Check, register
 from servelint.checks.value_on_flag import FALSE, TRUE
 from servelint.fixes import fix, remove_tokens
+from servelint.lazy import LazyPattern
 from servelint.model import Edit, Finding, Fix, Related, Severity, Span
 
-_STAR = re.compile(r'^"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"$')
+_STAR = LazyPattern(r'^"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"$')
 
 
 def run(parsed, ctx):
