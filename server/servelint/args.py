@@ -16,15 +16,18 @@ from servelint.model import Launch, Span, Token
 
 _NEGATIVE = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
+# The records below have slots (no __dict__): the first lint of an 11,110-launch script
+# reads 200,000 uses and 270,000 values (tests/test_memory_kept.py).
 
-@dataclass
+
+@dataclass(slots=True)
 class Value:
     text: str | None  # None: the file does not fix it
     span: Span
     token: Token
 
 
-@dataclass
+@dataclass(slots=True)
 class Use:
     """One option as written, with the values it took."""
 
@@ -37,7 +40,6 @@ class Use:
     name_span: Span
     values: list[Value] = field(default_factory=list)
     explicit: bool = False  # value given with `=`
-    matches: list[str] = field(default_factory=list)
 
     @property
     def abbreviated(self) -> bool:
@@ -50,7 +52,7 @@ class Use:
         return Span(self.token.span.start, max(end, self.token.span.end))
 
 
-@dataclass
+@dataclass(slots=True)
 class Problem:
     kind: str  # unknown | ambiguous | missing_value | explicit_on_flag | stray
     index: int
@@ -94,9 +96,14 @@ class ParsedLaunch:
 
 
 def _name_span(tok: Token, written: str) -> Span:
-    """The span of the option name inside `--name=value` when the token is unquoted."""
-    if tok.raw.startswith(written):
-        return Span(tok.span.start, tok.span.start + len(written))
+    """The span of the option name inside `--name=value` when the token is unquoted (the
+    token's own span, shared, when the name is the whole token)."""
+    raw = tok.raw
+    if raw.startswith(written):
+        span = tok.span
+        if len(raw) == len(written) and span.end - span.start == len(raw):
+            return span
+        return Span(span.start, span.start + len(written))
     return tok.span
 
 

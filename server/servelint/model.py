@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Callable, Iterable, Protocol
@@ -44,7 +45,7 @@ class Span:
         return self.start < other.end and other.start < self.end
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Token:
     """One shell word (or list item, or JSON string) of a launch.
 
@@ -55,15 +56,28 @@ class Token:
     certain. `span` covers the token as written, quotes included. `placeholder` marks a
     documentation placeholder (`<model-path>`, `[options]`, `...`): it stands for any
     arguments, even where an option takes it as its value.
+
+    Short words are shared (`shared_word`): a large script writes `--tp-size` thousands of
+    times, and each token kept its own copy.
     """
 
     span: Span
     text: str | None
-    prefix: str = ""
-    splat: bool = False
-    raw: str = ""
-    origin: str | None = None  # another file the word comes from (a --config file), else None
-    placeholder: bool = False
+    prefix: str
+    splat: bool
+    raw: str
+    origin: str | None  # another file the word comes from (a --config file), else None
+    placeholder: bool
+
+    def __init__(self, span: Span, text: str | None, prefix: str = "", splat: bool = False,
+                 raw: str = "", origin: str | None = None, placeholder: bool = False):
+        self.span = span
+        self.text = text if text is None or len(text) > _SHARED_LEN else shared_word(text)
+        self.prefix = prefix
+        self.splat = splat
+        self.raw = raw if len(raw) > _SHARED_LEN else shared_word(raw)
+        self.origin = origin
+        self.placeholder = placeholder
 
     @property
     def known(self) -> bool:
@@ -72,6 +86,24 @@ class Token:
     @property
     def literal_start(self) -> str:
         return self.text if self.text is not None else self.prefix
+
+
+# Equal short words share one string object (Token): a table of at most _SHARED_MAX
+# words, emptied when full (sys.intern is not used: its strings are immortal in Python 3.12).
+_SHARED_LEN = 40
+_SHARED_MAX = 20_000
+_SHARED: dict[str, str] = {}
+
+
+def shared_word(word: str) -> str:
+    """`word`, or an equal string met before (the same object for every equal word)."""
+    got = _SHARED.get(word)
+    if got is not None:
+        return got
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    _SHARED[word] = word
+    return word
 
 
 @dataclass(slots=True)
@@ -211,18 +243,26 @@ LINE_READS = [0]
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
+def _offsets(text: str) -> array:
+    """An empty array that holds any offset of `text` (4-byte items below 2**31)."""
+    return array("i" if len(text) < 2**31 - 1 else "q")
+
+
 class LineIndex:
     """Maps string offsets to (line, UTF-16 column) and back."""
 
     def __init__(self, text: str):
         self.text = text
-        starts = [0]
+        starts = _offsets(text)
+        starts.append(0)
         find = text.find
         pos = find("\n")
         while pos != -1:
             starts.append(pos + 1)
             pos = find("\n", pos + 1)
-        self.starts = starts  # the lines the formats read (a shell ends a line at \n only)
+        # The lines the formats read (a shell ends a line at \n only). An array of machine
+        # integers: a list of 100,000 Python ints took 4 MB, the array 0.4 MB.
+        self.starts = starts
         # Positions (LSP, and the command line's line:col) count lines as editors do: ended
         # by \n, \r\n or a lone \r, nothing else (not a form feed, NEL or U+2028, which
         # Python's splitlines would also take).
@@ -230,7 +270,9 @@ class LineIndex:
         if "\r" in text:
             lone = [m.end() for m in _LONE_CR.finditer(text)]
             if lone:
-                self.lsp_starts = sorted(starts + lone)
+                both = _offsets(text)
+                both.extend(sorted(starts.tolist() + lone))
+                self.lsp_starts = both
         self.ascii = text.isascii()
 
     @classmethod
@@ -238,7 +280,7 @@ class LineIndex:
         """The index of `text`, which shares its first `p` and last `s` characters with
         `old.text`: the lines outside the edit are taken from `old` (moved), the edit's
         own are found again."""
-        if "\r" in text or "\r" in old.text:
+        if "\r" in text or "\r" in old.text or old.starts.typecode != _offsets(text).typecode:
             return cls(text)
         self = cls.__new__(cls)
         self.text = text
@@ -254,7 +296,10 @@ class LineIndex:
         while pos != -1:
             new.append(pos + 1)
             pos = find("\n", pos + 1, len(text) - s)
-        new.extend(starts[cut:] if d == 0 else [x + d for x in starts[cut:]])
+        if d == 0:
+            new.extend(starts[cut:])
+        else:
+            new.extend([x + d for x in starts[cut:]])
         self.starts = new
         self.lsp_starts = new
         self.ascii = text.isascii()
