@@ -59,6 +59,30 @@ def _texts(kind: str) -> list[tuple[str, str]]:
             "dockerfile": (gen.dockerfile, "/tmp/servelint-incr/Dockerfile", "dockerfile"),
             "markdown": (gen.markdown_doc, "/tmp/servelint-incr/guide.md", "markdown")}[kind]
     out = [(made[0](300, 16, seed=5), made[1])]
+    if kind == "compose":
+        # services ending with a block scalar, a script naming sglang, a key after them
+        svc = """  s{n}:
+    image: lmsysorg/sglang:v0.4.{n}
+    environment:
+      TP: "2"
+    healthcheck:
+      test: ["CMD", "curl", "-f", "http://localhost:30000/health"]
+    entrypoint: ["python3", "-m", "sglang.launch_server"]
+    command: >
+      --model-path m{n} --tp_size 2
+      --port 3000{n}
+
+  w{n}:
+    image: busybox
+    command:
+      - bash
+      - -c
+      - |
+        python3 -m sglang.launch_server --tp 2 \\
+          --enable_metrics
+"""
+        text = "services:\n" + "".join(svc.format(n=n) for n in range(4)) + "volumes:\n  data: {}\n"
+        out.append((text, "/tmp/servelint-incr/compose-2.yaml"))
     for p in sorted((GOLDEN / made[2]).glob("*")):
         if p.name.startswith(("bad_", "ok_")) and not p.name.endswith((".expected", ".fixed")):
             if kind != "compose" or "compose" in p.name:
@@ -73,28 +97,36 @@ def test_random_character_edits_match_a_fresh_lint(kind: str, seed: int):
         check(text, path, kind, steps=40 if n == 0 else 12, seed=seed * 100 + n)
 
 
-@pytest.mark.parametrize("kind,path", [
-    ("launch-json", "/tmp/servelint-incr/.vscode/launch.json"),
-])
-def test_one_launch_edit_reads_one_launch(kind: str, path: str, monkeypatch):
-    """A digit of one launch's --tp-size changed: the extractor reads that launch only
-    (the others are the last lint's, moved), and the checks run for that launch only."""
-    gen = _gen()
-    text = {"launch-json": gen.launch_json}[kind](2000, 100, seed=3)
-    from servelint.extract import launch_json
-    reads = {"n": 0}
-    real = launch_json._launch
+def _count(monkeypatch, owner, name: str) -> dict:
+    calls = {"n": 0}
+    real = getattr(owner, name)
 
     def counting(*a, **k):
-        reads["n"] += 1
+        calls["n"] += 1
         return real(*a, **k)
-    monkeypatch.setattr(launch_json, "_launch", counting)
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
+@pytest.mark.parametrize("kind", ["launch-json", "dockerfile", "compose"])
+def test_one_launch_edit_reads_one_launch(kind: str, monkeypatch):
+    """A digit of one launch's --tp-size changed: the extractor reads that launch only
+    (the others are the last lint's, moved), and the checks run for that launch only."""
+    from servelint.extract import dockerfile, launch_json, yaml_launch
+    gen = _gen()
+    make, path, owner, name = {
+        "launch-json": (gen.launch_json, "/tmp/servelint-incr/.vscode/launch.json", launch_json, "_launch"),
+        "dockerfile": (gen.dockerfile, "/tmp/servelint-incr/Dockerfile", dockerfile._Reader, "read_stage"),
+        "compose": (gen.compose_yaml, "/tmp/servelint-incr/compose.yaml", yaml_launch, "_container"),
+    }[kind]
+    text = make(2000, 100, seed=3)
+    reads = _count(monkeypatch, owner, name)
     cache = LintCache()
     first = engine.lint(text, path, cache=cache)
     assert len(first.launches) == 100
-    at = text.find("--tp-size", len(text) // 2)
-    at = text.find('"', at + len("--tp-size") + 1) + 1
-    assert text[at].isdigit()
+    at = text.find("--tp-size", len(text) // 2) + len("--tp-size")
+    while not text[at].isdigit():
+        at += 1
     new = text[:at] + ("3" if text[at] != "3" else "5") + text[at + 1:]
     reads["n"] = 0
     cache.ran = cache.reused = 0

@@ -5,6 +5,7 @@ rule pack being edited is rules/packlint.py."""
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from dataclasses import dataclass, field
@@ -367,6 +368,8 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     # The launches the edit did not reach: the first `head` as they were, the last
     # `tail` moved by the edit's length (the last lint's, taken in two slices).
     head = tail = 0
+    if prev is not None and diff is not None and count:
+        _seed_release_doc(prev.text, text, diff, index)
     if keep is not None:
         keep.context = _release_context(text, fmt, settings, path, memo, prev, diff)
         if prev is not None and diff is not None and keep.context is not None \
@@ -565,18 +568,36 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     # Suppression comments, before the settings: SL094/SL095 are filtered like any code.
     sup = Suppressions(text, index, fmt)
     if sup.present and getattr(settings, "respect_suppressions", True):
+        fixes_before = {id(f): f.fixes for f in findings}
         findings = sup.apply(findings, result.launches, settings.wants,
                              _known_codes(result, settings))
+        # A finding whose fixes the suppressions made unsafe may be one the next lint takes
+        # as it is (engine._take) and whose JSON is kept (serialize.diagnostics_json): it
+        # gets its own copy, and the kept one its fixes back.
+        for i, f in enumerate(findings):
+            was = fixes_before.get(id(f))
+            if was is not None and f.fixes is not was:
+                mine = moved(f, 0)
+                mine.serial = None
+                mine.fixes = f.fixes
+                f.fixes = was
+                findings[i] = mine
     out = []
     seen: set[tuple] = set()
+    # Per code, once: whether it is wanted, and its severity override (a large file has
+    # thousands of findings of a handful of codes).
+    wanted: dict[str, tuple] = {}
     for f in findings:
-        if not settings.wants(f.code):
+        said = wanted.get(f.code)
+        if said is None:
+            said = wanted[f.code] = (settings.wants(f.code), f.code in settings.severity)
+        if not said[0]:
             continue
         key = (f.code, f.span.start, f.span.end, f.message)
         if key in seen:
             continue  # the same words reached twice (a Docker stage inheriting an ENTRYPOINT)
         seen.add(key)
-        if f.code in settings.severity:
+        if said[1]:
             f.severity = settings.severity[f.code]
         out.append(f)
     if settings.target_version and result.releases:
@@ -596,9 +617,12 @@ def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
                      memo: dict, prev: Prev | None = None,
                      diff: tuple[int, int] | None = None) -> tuple | None:
     """What decides the release of every launch of the document alike, when nothing in
-    it decides one launch's release by where it stands (no pin, image or version range
-    named in the text, not a Dockerfile's stages): the setting, or the project's files.
-    None otherwise (each launch's release is then detected again after an edit).
+    it decides one launch's release by where it stands (no pin or version range named in
+    the text, no image named outside a launch's own): the setting, or the project's files.
+    A launch's own image (a Dockerfile stage's, a compose service's) is part of the
+    launch as read (its fingerprint), and without a pin in the text nothing else changes
+    what it gives. None otherwise (each launch's release is then detected again after an
+    edit).
 
     The text is read for pins again (release._scan) unless the edit's lines, before and
     after, hold nothing such a reading looks for: in a shell script, no `sglang`,
@@ -606,11 +630,9 @@ def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
     continuation can join a clone to its `--branch`)."""
     if settings.sglang_version != "auto":
         return ("setting", settings.sglang_version, settings.sglang_version_from)
-    if fmt == "dockerfile":
-        return None
     from servelint.release import _doc, project_release
     clones: bool | None = None
-    if prev is not None and diff is not None and fmt in ("shell", "markdown", "launch-json") \
+    if prev is not None and diff is not None and fmt in ("shell", "markdown", "launch-json", "dockerfile", "yaml") \
             and prev.context is not None and prev.context[0] == "files":
         p, s = diff
         changed = (_lines_around(text, p, len(text) - s) + "\n"
@@ -624,6 +646,11 @@ def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
         if scan.exact or scan.images or scan.ranges:
             return None
         clones = "sgl-project" in text.lower()
+    else:
+        # The edit's lines hold nothing a reading for pins looks for: it would find none,
+        # as in the last text (a launch whose release is read again asks for it).
+        from servelint.release import _Scan
+        _doc(text).scans.setdefault(fmt, _Scan([], [], []))
     found = None
     if path:
         key = ("project", path, settings.project_root)
@@ -631,6 +658,33 @@ def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
         if found is None:
             found = memo[key] = project_release(path, settings.project_root)
     return ("files", found, clones)
+
+
+def _seed_release_doc(old: str, text: str, diff: tuple[int, int], index: LineIndex) -> None:
+    """Give the release reader's memory of `text` (release._Doc) what this lint already
+    knows, instead of it reading the whole text again for the launch an edit changed: the
+    line index, and a Dockerfile's stage starts (FROM lines) moved from the last text's,
+    with only the edited lines searched again. 3.2 ms and 6 ms of a 20,000-line
+    Dockerfile's edit."""
+    from servelint.release import _FROM, _DOCS, _doc
+    doc = _doc(text)
+    if doc._index is None:
+        doc._index = index
+    if doc._stages is not None:
+        return
+    before = next((x for x in _DOCS.values() if x.text is old), None)
+    if before is None or before._stages is None:
+        return
+    p, s = diff
+    d = len(text) - len(old)
+    a = text.rfind("\n", 0, p) + 1  # the first line the edit touched (the same in both)
+    b = text.find("\n", len(text) - s)  # the end of the last one, in the new text
+    b = len(text) if b == -1 else b
+    starts = before._stages
+    head = bisect.bisect_left(starts, a)
+    tail = bisect.bisect_right(starts, b - d)
+    doc._stages = starts[:head] + [m.start() for m in _FROM.finditer(text, a, b)] + \
+        [x + d for x in starts[tail:]]
 
 
 def _lines_around(text: str, a: int, b: int) -> str:

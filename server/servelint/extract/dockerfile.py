@@ -33,6 +33,7 @@ import re
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
 from servelint.extract.common import ExtractResult, ListHost, script_launches, script_word
 from servelint.extract.shell import ShellHost, find_entry, remove_in_line
+from servelint.lintcache import LaunchList, Moved, extract_memo, moved, shifted_launch
 from servelint.model import Edit, Fix, Launch, LineIndex, Related, Span, Token
 
 INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)(?=[ \t\r]|$)")
@@ -63,6 +64,34 @@ class Instruction:
         self.next: Instruction | None = None  # CMD, ENTRYPOINT: the instruction after it
 
 
+class _Lines:
+    """The lines of a text as `_lines` gives them, each made when first read from the
+    line starts a LineIndex already knows (a 20,000-line file is not split for the few
+    lines an edit reads again)."""
+
+    def __init__(self, text: str, starts: list[int]):
+        self.text = text
+        self.starts = starts
+        self.made: dict[int, Line] = {}
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> Line:
+        got = self.made.get(i)
+        if got is None:
+            if not 0 <= i < len(self.starts):
+                raise IndexError(i)
+            start = self.starts[i]
+            end = self.starts[i + 1] - 1 if i + 1 < len(self.starts) else len(self.text)
+            got = self.made[i] = Line(start, end, self.text[start:end])
+        return got
+
+    def __iter__(self):
+        for i in range(len(self.starts)):
+            yield self[i]
+
+
 def _lines(text: str) -> list[Line]:
     out = []
     pos = 0
@@ -86,12 +115,16 @@ def directives(lines: list[Line]) -> dict[str, str]:
     return found
 
 
-def instructions(text: str, lines: list[Line], escape: str) -> list[Instruction]:
+def instructions(text: str, lines, escape: str, first: int = 0,
+                 stop: int | None = None) -> list[Instruction]:
+    """The instructions starting on lines first..stop-1 (an instruction started there may
+    run past `stop`: the caller checks)."""
     cont = re.compile(re.escape(escape) + r"[ \t]*\r?$")
     out: list[Instruction] = []
     n = len(lines)
-    i = 0
-    while i < n:
+    i = first
+    end = n if stop is None else min(stop, n)
+    while i < end:
         ln = lines[i]
         stripped = ln.text.strip()
         if not stripped or stripped.startswith("#"):
@@ -358,7 +391,7 @@ class _Reader:
     def __init__(self, text: str, index: LineIndex):
         self.text = text
         self.index = index
-        self.lines = _lines(text)
+        self.lines = _Lines(text, index.starts)
         self.escape = directives(self.lines).get("escape", "\\")[:1] or "\\"
         if self.escape not in ("\\", "`"):
             self.escape = "\\"
@@ -397,6 +430,41 @@ class _Reader:
             self.images(ins_list)
         self.result.launches.sort(key=lambda l: l.span.start)
         return self.result
+
+    def read_stage(self, ins_list: list[Instruction], args: dict) -> ExtractResult:
+        """The launches and findings of one stage (`ins_list` starts with its FROM, which
+        names no earlier stage), as run() reads them, with its image."""
+        self.result = ExtractResult([], [])
+        stage: list[Instruction] = []
+        for k in range(1, len(ins_list)):
+            ins = ins_list[k]
+            nxt = ins_list[k + 1] if k + 1 < len(ins_list) else None
+            if ins.keyword == "RUN":
+                self.run_instruction(ins, nxt)
+            elif ins.keyword in ("CMD", "ENTRYPOINT", "ENV"):
+                stage.append(ins)
+                if ins.keyword != "ENV":
+                    ins.next = nxt
+            elif ins.keyword in ("COPY", "ADD") and ins.heredocs:
+                self.copy_heredoc(ins)
+        self.stage(stage, (None, None, []))
+        image = self.from_image(ins_list[0], args)[0]
+        for launch in self.result.launches:
+            if launch.image is None:
+                launch.image = image
+        self.result.launches.sort(key=lambda l: l.span.start)
+        return self.result
+
+    def from_image(self, ins: Instruction, args: dict) -> tuple:
+        """((image, span) or None, the reference as written, its name or None) of a FROM."""
+        body, table = logical(self.text, ins, False)
+        words = [m for m in re.finditer(r"\S+", body) if not m.group().startswith("--")]
+        if not words:
+            return None, "", None
+        w = words[0]
+        ref = _substitute(w.group(), args)
+        name = words[2].group().lower() if len(words) >= 3 and words[1].group().lower() == "as" else None
+        return (ref, Span(table[w.start()], table[w.end() - 1] + 1)), w.group(), name
 
     # images ---------------------------------------------------------------------------
 
@@ -761,7 +829,206 @@ def looks_like_dockerfile(text: str) -> bool:
 def extract_dockerfile(text: str, index: LineIndex | None = None) -> ExtractResult:
     if "sglang" not in text:
         return ExtractResult([], [])
-    return _Reader(text, index or LineIndex(text)).run()
+    index = index or LineIndex(text)
+    memo = extract_memo()
+    if memo is not None:
+        got = _edited(text, index, memo)
+        if got is None:
+            got = _by_stages(text, index, memo)
+        if got is not None:
+            return got
+    return _Reader(text, index).run()
+
+
+# --- stage by stage, and an edit inside one stage ------------------------------------------------
+#
+# With a LintCache (lintcache.extract_memo), a Dockerfile whose stages stand alone (no FROM
+# names an earlier stage, nothing but ARGs before the first FROM) is read stage by stage
+# and its stages are kept: their places, launches and findings. An edit inside one stage
+# (after its FROM line's first character, before the next FROM line) reads that stage's
+# lines again; when its instructions end before the next FROM line, which is then read as
+# before (Docker reads a line knowing only whether the line before continued), the other
+# stages are what a whole reading gives, moved by the edit's length. The launches above
+# the edit are the last lint's very objects, those below lintcache.Moved ones; their host
+# (_StageHost) reads its stage again from the document's newest text when first asked for
+# an edit, so no old text stays alive. Anything else is read whole.
+
+_MEMO = "dockerfile"
+
+
+class _Document:
+    """The newest text of a document, shared by the hosts of its kept launches."""
+
+    def __init__(self, text: str, index: LineIndex, escape: str, args: dict):
+        self.text, self.index, self.escape, self.args = text, index, escape, args
+
+
+class _StageHost:
+    """The host of the `nth` launch of the stage at [start, end) of the document's newest
+    text: the stage is read again when an edit is first asked for, and that launch's own
+    host answers. `name` and `quote_context` are the real host's."""
+
+    __slots__ = ("doc", "start", "end", "nth", "name", "quote_context")
+
+    def __init__(self, doc: _Document, start: int, end: int, nth: int, like):
+        self.doc, self.start, self.end, self.nth = doc, start, end, nth
+        self.name = like.name
+        self.quote_context = like.quote_context
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def index(self) -> LineIndex:
+        return self.doc.index
+
+    def _host(self):
+        doc = self.doc
+        read = _read_region(doc.text, doc.index, doc.escape, doc.args, self.start, self.end)
+        if read is None or self.nth >= len(read[0].launches):
+            from servelint.extract.common import ReadOnlyHost
+            return ReadOnlyHost(doc.text, doc.index, self.name)
+        return read[0].launches[self.nth].host
+
+    def quote(self, value: str) -> str | None:
+        return self._host().quote(value)
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        return self._host().replace(token, value)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        return self._host().replace_words(first, last, words)
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        return self._host().insert_after(token, words)
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        return self._host().remove(first, last)
+
+
+def _read_region(text: str, index: LineIndex, escape: str, args: dict, start: int,
+                 end: int) -> tuple[ExtractResult, Instruction] | None:
+    """One stage written at [start, end) of `text` (start and end line starts), read on
+    its own: None unless its instructions start with a FROM, hold no other, and end
+    before `end`."""
+    reader = _Reader.__new__(_Reader)
+    reader.text, reader.index, reader.escape = text, index, escape
+    reader.lines = _Lines(text, index.starts)
+    first = index.line_of(start)
+    stop = index.line_of(end) if end < len(text) else len(index.starts)
+    if index.line_start(first) != start or (end < len(text) and index.line_start(stop) != end):
+        return None
+    ins_list = instructions(text, reader.lines, escape, first, stop)
+    if not ins_list or ins_list[0].keyword != "FROM" or ins_list[-1].last >= stop \
+            or any(i.keyword == "FROM" for i in ins_list[1:]):
+        return None
+    return reader.read_stage(ins_list, args), ins_list[0]
+
+
+def _kept(ref: _Document, start: int, end: int, found: ExtractResult) -> tuple:
+    """A stage as the memo keeps it: (start, end, launches, findings, names lines)."""
+    items = [Moved(shifted_launch(l, 0, None), 0, _StageHost(ref, start, end, n, l.host))
+             for n, l in enumerate(found.launches)]
+    return (start, end, items, [moved(f, 0) for f in found.findings], bool(found.findings))
+
+
+def _by_stages(text: str, index: LineIndex, memo: dict) -> ExtractResult | None:
+    """The whole text read stage by stage and kept (see above); None when its stages do
+    not stand alone."""
+    memo[_MEMO] = None
+    reader = _Reader(text, index)
+    ins_list = instructions(text, reader.lines, reader.escape)
+    froms = [k for k, ins in enumerate(ins_list) if ins.keyword == "FROM"]
+    if not froms or any(ins.keyword != "ARG" for ins in ins_list[:froms[0]]):
+        return None
+    args: dict[str, str | None] = {}
+    for ins in ins_list[:froms[0]]:
+        body, _ = logical(text, ins, False)
+        for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(\"[^\"]*\"|'[^']*'|\S*))?", body):
+            value = m.group(2)
+            if value is not None and value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1:
+                value = value[1:-1]
+            args[m.group(1)] = value
+    names: set[str] = set()
+    refs: set[str] = set()
+    for k in froms:
+        image, written, name = reader.from_image(ins_list[k], args)
+        here = {written.lower(), image[0].lower()} if image is not None else set()
+        if here & names:
+            return None  # built from an earlier stage: read whole
+        refs |= here
+        if name:
+            names.add(name)
+    ref = _Document(text, index, reader.escape, args)
+    stages = []
+    result = ExtractResult(LaunchList(), [])
+    for j, k in enumerate(froms):
+        start = index.line_start(ins_list[k].first)
+        end = index.line_start(ins_list[froms[j + 1]].first) if j + 1 < len(froms) else len(text)
+        found = reader.read_stage(ins_list[k:froms[j + 1] if j + 1 < len(froms) else len(ins_list)], args)
+        kept = _kept(ref, start, end, found)
+        stages.append(kept)
+        result.launches.extend(kept[2])
+        result.findings.extend(found.findings)
+    memo[_MEMO] = (ref, stages, names, refs)
+    return result
+
+
+def _edited(text: str, index: LineIndex, memo: dict) -> ExtractResult | None:
+    """The launches of `text` when the last text's stages were kept and the edit since
+    lies inside one of them (see above); None: read the text again."""
+    kept, diff = memo.get(_MEMO), memo.get("diff")
+    if kept is None or diff is None or kept[0].text is not diff[0]:
+        return None
+    ref, stages, names, refs = kept
+    old = ref.text
+    p, s = diff[1]
+    oe = len(old) - s  # the edit replaced old[p:oe]
+    d = len(text) - len(old)
+    k = bisect.bisect_left(stages, p, key=lambda st: st[0]) - 1  # the last one starting before p
+    if k < 0 or stages[k][1] < oe:
+        return None
+    start, end = stages[k][0], stages[k][1] + d
+    if end < len(text) and text[end - 1] != "\n":
+        return None
+    if d and text.count("\n", p, len(text) - s) != old.count("\n", p, oe) \
+            and any(st[4] for st in stages[k + 1:]):
+        return None  # lines added or removed above findings that name lines
+    read = _read_region(text, index, ref.escape, ref.args, start, end)
+    if read is None:
+        return None
+    found, from_ins = read
+    probe = _Reader.__new__(_Reader)
+    probe.text, probe.index = text, index
+    image, written, name = probe.from_image(from_ins, ref.args)
+    here = {written.lower(), image[0].lower()} if image is not None else set()
+    # Every name and reference seen is kept (an old one stays: that only reads whole
+    # more often).
+    if here & names or (name and name in refs):
+        return None  # a stage now built from another, or named as one is built from
+    refs = refs | here
+    names = names | ({name} if name else set())
+    ref.text, ref.index = text, index  # every kept host reads the newest text from now on
+    new_stage = _kept(ref, start, end, found)
+    result = ExtractResult(LaunchList(), [])
+    new_stages = stages[:k]
+    for st in new_stages:
+        result.launches.extend(st[2])
+        result.findings.extend(moved(f, 0) for f in st[3])
+    new_stages.append(new_stage)
+    result.launches.extend(new_stage[2])
+    result.findings.extend(found.findings)
+    for a, b, items, findings, lines in stages[k + 1:]:
+        if d:
+            items = [it.again(d, _StageHost(ref, a + d, b + d, n, it.host)) for n, it in enumerate(items)]
+            findings = [moved(f, d) for f in findings]
+            a, b = a + d, b + d
+        result.launches.extend(items)
+        result.findings.extend(moved(f, 0) for f in findings)
+        new_stages.append((a, b, items, findings, lines))
+    memo[_MEMO] = (ref, new_stages, names, refs)
+    return result
 
 
 def _extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractResult:

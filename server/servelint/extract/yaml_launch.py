@@ -59,7 +59,7 @@ from servelint.extract.helm_values import Source, ValuesHost, chart_of
 from servelint.extract.yaml_compose import Word, compose_value, compose_words
 from servelint.extract.yaml_host import FixedHost, Part, YamlHost, loader
 from servelint.extract.yaml_templates import Prepared, Sub, chunks, overlaps, prepare
-from servelint.lintcache import ShiftedHost, extract_memo, moved, shifted_launch
+from servelint.lintcache import LaunchList, Moved, ShiftedHost, extract_memo, moved, shifted_launch
 from servelint.model import LINE_READS, EnvMap, Launch, LineIndex, Span, Token
 
 
@@ -1120,6 +1120,10 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
     if memo is not None and (chart is not None or prep.subs or prep.unknown or prep.repeat
                              or prep.dropped):
         memo = None
+    if memo is not None:
+        again = _compose_edited(text, index, prep, memo)
+        if again is not None:
+            return again
     old = memo.get("yaml-documents", {}) if memo is not None else {}
     kept: dict[tuple, tuple] = {}
     # Two passes: every document is parsed first (lines the parser stops at blanked in
@@ -1190,6 +1194,247 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
                        if l.image is not None or len(group) == 1]
     result.launches.sort(key=lambda l: l.span.start)
     result.findings.sort(key=lambda f: (f.span.start, f.code))
+    if memo is not None:
+        memo[_COMPOSE_MEMO] = None
+        if len(plan) == 1 and plan[0][4] is not None and not plan[0][4][0].blanked \
+                and not plan[0][4][0].noticed and plan[0][4][0].error is None:
+            memo[_COMPOSE_MEMO] = _keep_services(text, index, plan[0][4][0].roots, result)
+    return result
+
+
+# --- an edit inside one compose service -------------------------------------------------------
+#
+# With a LintCache (lintcache.extract_memo), a compose file that is one document whose
+# services stand alone (no alias, anchor or merge key anywhere, the services a block
+# mapping whose keys start their lines at one column, every launch inside a service) keeps
+# its services: their places, launches and findings. An edit inside one service (after
+# its key line's first character, before the next service's key line) parses that
+# service's lines on their own (the same events as in the document: a block mapping at
+# that column, ended where the next key starts) and walks them as the document's walk
+# does; when they read as one service without a problem, the other services are what a
+# whole reading gives, moved by the edit's length. The launches above the edit are the
+# last lint's very objects, those below lintcache.Moved ones; their host (_ServiceHost)
+# reads its service again from the document's newest text when first asked for an edit,
+# so no old text stays alive. Anything else is read whole.
+
+_COMPOSE_MEMO = "yaml-compose"
+# Keys that would make the root or the services mapping take part in a service's reading
+# (a container, an image given to everything inside, a merge).
+_NOT_AROUND = {"command", "entrypoint", "args", "image", "container", "resources", "steps",
+               "runs-on", "<<"}
+
+
+class _ComposeDoc:
+    """The newest text of a document, shared by the hosts of its kept launches."""
+
+    def __init__(self, text: str, index: LineIndex, column: int):
+        self.text, self.index, self.column = text, index, column
+
+
+class _ServiceHost:
+    """The host of the `nth` launch of the service at [start, end) of the document's
+    newest text: the service is read again when an edit is first asked for, and that
+    launch's own host answers. `name` and `quote_context` are the real host's."""
+
+    __slots__ = ("doc", "start", "end", "nth", "name", "quote_context")
+
+    def __init__(self, doc: _ComposeDoc, start: int, end: int, nth: int, like):
+        self.doc, self.start, self.end, self.nth = doc, start, end, nth
+        self.name = like.name
+        self.quote_context = like.quote_context
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def index(self) -> LineIndex:
+        return self.doc.index
+
+    def _host(self):
+        doc = self.doc
+        read = _read_service(doc.text, doc.index, Prepared(doc.text), doc.column, self.start,
+                             self.end)
+        if read is None or self.nth >= len(read.launches):
+            from servelint.extract.common import ReadOnlyHost
+            return ReadOnlyHost(doc.text, doc.index, self.name)
+        return read.launches[self.nth].host
+
+    def quote(self, value: str):
+        return self._host().quote(value)
+
+    def replace(self, token: Token, value: str):
+        return self._host().replace(token, value)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]):
+        return self._host().replace_words(first, last, words)
+
+    def insert_after(self, token: Token, words: list[str]):
+        return self._host().insert_after(token, words)
+
+    def remove(self, first: Token, last: Token):
+        return self._host().remove(first, last)
+
+
+def _plain_tree(node: Node) -> bool:
+    """No alias and no merge key under `node`."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.kind == "alias":
+            return False
+        if n.kind == "map" and any(k.kind == "scalar" and k.value == "<<" for k in n.items[::2]):
+            return False
+        stack.extend(n.items)
+    return True
+
+
+def _read_service(text: str, index: LineIndex, prep: Prepared, column: int, start: int,
+                  end: int, last: bool = False) -> ExtractResult | None:
+    """The launches and findings of the service written at [start, end) of `text` (line
+    starts), read as the document's walk reads it; None unless those lines are one
+    service, keyed at `column`, that stands alone (no alias, anchor or merge key)."""
+    if text.startswith("&", start + column) or text[start:start + column].strip():
+        return None
+    roots, error = compose(prep.text[start:end], start)
+    if error is not None or len(roots) != 1 or roots[0].kind != "map" or roots[0].flow \
+            or len(roots[0].items) != 2:
+        return None
+    key, value = roots[0].items
+    if key.kind != "scalar" or key.start != start + column or not _plain_tree(roots[0]) \
+            or _has_anchor(prep.text[start:end]):
+        return None
+    if not last:
+        # In the document, the collections this service closes end where the next key starts.
+        stack = [value]
+        while stack:
+            n = stack.pop()
+            if n.kind in ("map", "seq") and n.end == end:
+                n.end = end + column
+                stack.extend(n.items)
+    result = ExtractResult([], [])
+    ctx = Ctx(text, index, prep, "compose", result)
+    walk(ctx, value, 2, key.value)
+    if result.launches:
+        _settle_anchors([value], result.launches, index)
+    result.launches.sort(key=lambda l: l.span.start)
+    result.findings.sort(key=lambda f: (f.span.start, f.code))
+    return result
+
+
+# Where an anchor (`&name`) may be written: at a line's start, after a blank or a flow
+# indicator. A shell's `&&`, `2>&1` and ` & ` do not match (a quoted ` &x` does, and only
+# makes the text read whole).
+_ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s&,\[\]{}]", re.M)
+
+
+def _has_anchor(piece: str) -> bool:
+    """Whether a YAML text may define an anchor."""
+    return "&" in piece and _ANCHOR.search(piece) is not None
+
+
+def _kept_service(ref: _ComposeDoc, start: int, end: int, found: ExtractResult) -> tuple:
+    items = [Moved(shifted_launch(l, 0, None), 0, _ServiceHost(ref, start, end, n, l.host))
+             for n, l in enumerate(found.launches)]
+    return (start, end, items, [moved(f, 0) for f in found.findings], bool(found.findings))
+
+
+def _keep_services(text: str, index: LineIndex, roots: list[Node], result: ExtractResult):
+    """The memo of a compose file whose services stand alone (see above), else None."""
+    if len(roots) != 1:
+        return None
+    root = roots[0]
+    if root.kind != "map" or root.flow or _document_mode(root) != "compose" \
+            or root.keys() & _NOT_AROUND or not _plain_tree(root) or _has_anchor(text):
+        return None
+    services = root.get("services")
+    if services is None or services.kind != "map" or services.flow or len(services.items) < 2 \
+            or services.keys() & _NOT_AROUND:
+        return None
+    keys = services.items[::2]
+    column = keys[0].start - index.line_start(index.line_of(keys[0].start))
+    starts = []
+    for k in keys:
+        ls = index.line_start(index.line_of(k.start))
+        if k.kind != "scalar" or k.start - ls != column or column == 0:
+            return None
+        starts.append(ls)
+    # The last service ends where the next key of the root starts, or at the end.
+    after = [k.start for k in root.items[::2] if k.start > services.end - 1 and k.start >= starts[-1]]
+    stop = index.line_start(index.line_of(after[0])) if after else len(text)
+    if after and after[0] != stop:
+        return None
+    bounds = starts + [stop]
+    ref = _ComposeDoc(text, index, column)
+    prep = Prepared(text)
+    regions = []
+    launches = sorted(result.launches, key=lambda l: l.span.start)
+    findings = list(result.findings)
+    at = fat = 0
+    for j in range(len(starts)):
+        a, b = bounds[j], bounds[j + 1]
+        mine = []
+        while at < len(launches) and launches[at].span.start < b:
+            if launches[at].span.start < a or launches[at].span.end > b:
+                return None  # a launch outside the services, or across two
+            mine.append(launches[at])
+            at += 1
+        theirs = []
+        while fat < len(findings) and findings[fat].span.start < b:
+            if findings[fat].span.start < a:
+                return None
+            theirs.append(findings[fat])
+            fat += 1
+        regions.append(_kept_service(ref, a, b, ExtractResult(mine, theirs)))
+    if at < len(launches) or fat < len(findings):
+        return None
+    return (ref, regions, stop == len(text))
+
+
+def _compose_edited(text: str, index: LineIndex, prep: Prepared, memo: dict) -> ExtractResult | None:
+    """The launches of `text` when the last text's services were kept and the edit since
+    lies inside one of them (see above); None: read the text whole."""
+    kept, diff = memo.get(_COMPOSE_MEMO), memo.get("diff")
+    if kept is None or diff is None or kept[0].text is not diff[0] or prep.text is not text:
+        return None
+    ref, regions, to_end = kept
+    old = ref.text
+    p, s = diff[1]
+    oe = len(old) - s  # the edit replaced old[p:oe]
+    d = len(text) - len(old)
+    k = bisect.bisect_left(regions, p, key=lambda r: r[0]) - 1  # the last one starting before p
+    if k < 0 or regions[k][1] < oe or not has_launch_hint(text):
+        return None
+    start, end = regions[k][0], regions[k][1] + d
+    if end < len(text) and text[end - 1] != "\n":
+        return None
+    if d and text.count("\n", p, len(text) - s) != old.count("\n", p, oe) \
+            and any(r[4] for r in regions[k + 1:]):
+        return None  # lines added or removed above findings that name lines
+    last = k == len(regions) - 1 and to_end
+    found = _read_service(text, index, prep, ref.column, start, end, last)
+    if found is None:
+        return None
+    ref.text, ref.index = text, index  # every kept host reads the newest text from now on
+    result = ExtractResult(LaunchList(), [])
+    new_regions = regions[:k]
+    for r in new_regions:
+        result.launches.extend(r[2])
+        result.findings.extend(moved(f, 0) for f in r[3])
+    new = _kept_service(ref, start, end, found)
+    new_regions.append(new)
+    result.launches.extend(new[2])
+    result.findings.extend(found.findings)
+    for a, b, items, findings, lines in regions[k + 1:]:
+        if d:
+            items = [it.again(d, _ServiceHost(ref, a + d, b + d, n, it.host))
+                     for n, it in enumerate(items)]
+            findings = [moved(f, d) for f in findings]
+            a, b = a + d, b + d
+        result.launches.extend(items)
+        result.findings.extend(moved(f, 0) for f in findings)
+        new_regions.append((a, b, items, findings, lines))
+    memo[_COMPOSE_MEMO] = (ref, new_regions, to_end)
     return result
 
 
