@@ -18,6 +18,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+# The other formats' language servers (bench/peers.py format_rows), named when measured.
+FORMAT_PEERS = ("docker-langserver", "vscode-json-language-server", "vscode-markdown-language-server")
 START = "<!-- bench:start -->"
 END = "<!-- bench:end -->"
 
@@ -72,7 +74,9 @@ def render(meta: dict, rows: list[dict]) -> str:
         f"{meta.get('cpus', '?')} CPUs, 1-minute load {load[0]} before and {load_after[0]} after, "
         f"peers ShellCheck {versions.get('shellcheck')}, bash-language-server "
         f"{versions.get('bash-language-server')}, yaml-language-server "
-        f"{versions.get('yaml-language-server')}, Ruff {versions.get('ruff')}. Each server runs "
+        f"{versions.get('yaml-language-server')}, Ruff {versions.get('ruff')}"
+        + "".join(f", {name} {versions[name]}" for name in FORMAT_PEERS if versions.get(name))
+        + ". Each server runs "
         "alone over stdio with the same client; an edit changes one launch and is timed until "
         "the server publishes diagnostics for it. Ratio = servelint ÷ peer (below 1: servelint "
         "is faster).",
