@@ -1199,6 +1199,10 @@ def extract(text: str, index: LineIndex, path: str | None = None, settings=None)
         if len(plan) == 1 and plan[0][4] is not None and not plan[0][4][0].blanked \
                 and not plan[0][4][0].noticed and plan[0][4][0].error is None:
             memo[_COMPOSE_MEMO] = _keep_services(text, index, plan[0][4][0].roots, result)
+            if memo[_COMPOSE_MEMO] is not None:
+                # Its one document is kept by its services: keeping it whole as well would
+                # hold this text and its launches for nothing (an edit changes it).
+                memo["yaml-documents"] = {}
     return result
 
 
