@@ -3,9 +3,15 @@ configuration keys and rule codes are all suggested by `close_matches`."""
 
 from __future__ import annotations
 
-import difflib
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+from servelint.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import difflib
+else:
+    difflib = LazyModule("difflib")  # imported when a suggestion is first looked for
 
 # How alike a suggestion must be (difflib's ratio): close for names a person typed from
 # memory, looser for choice values, where the list is short and known.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 
 
 def _int(text: str) -> str | None:
@@ -62,6 +61,7 @@ def human_int(text: str) -> int:
     value = text.strip()
     m = _HUMAN.fullmatch(value)
     if m:
+        from decimal import Decimal  # here: a cold check seldom meets a size with a suffix
         number, suffix = m.groups()
         if suffix in ("Ki", "Mi", "Gi", "Ti"):
             if "." in number:
