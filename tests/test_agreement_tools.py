@@ -193,8 +193,10 @@ FIELDS = {"args": str, "gpu": str, "verdict": str}
 VERDICTS = {"accepted", "rejected", "environment"}
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(HOLDOUT, "*.jsonl"))),
-                         ids=os.path.basename)
+SAMPLES = sorted(p for p in glob.glob(os.path.join(HOLDOUT, "*.jsonl")) if not p.endswith(".alt.jsonl"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=os.path.basename)
 def test_holdout_rows_have_what_agreement_reads(path):
     rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
     assert rows
@@ -282,3 +284,38 @@ def test_a_dependency_warning_is_counted_apart_from_errors():
     ]
     m = agreement.measure(rows, {where: "flags"})
     assert (m["flag_rejections"], m["reported"], m["warned"], m["false_errors"]) == (2, 1, 1, [])
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(HOLDOUT, "*.alt.jsonl"))),
+                         ids=os.path.basename)
+def test_alternative_verdicts_belong_to_their_sample(path):
+    """Each alternative verdict is a flag-decided rejection of its sample judged again with
+    another model or GPU than the one the sample was judged with."""
+    import agreement
+    sample = path[: -len(".alt.jsonl")] + ".jsonl"
+    rows = {json.loads(line)["args"]: json.loads(line) for line in open(sample, encoding="utf-8") if line.strip()}
+    alts = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    assert alts
+    for rec in alts:
+        row = rows[rec["args"]]
+        assert row["verdict"] == "rejected" and row["step"] != "parse"
+        assert (rec["model"], rec["gpu"]) in agreement.alternatives_of(row)
+        assert rec["verdict"] in VERDICTS
+
+
+def test_a_rejection_some_model_accepts_is_not_decided_by_the_flags_alone():
+    import agreement
+    where = "sglang/srt/arg_groups/serving_hook.py:403"
+    row = {"args": "--sidecar ./agent", "verdict": "rejected", "where": where, "step": "resolve",
+           "gpu": "sm90", "error": "ValueError: x"}
+    assert agreement.alternatives_of(row) == [("qwen3-moe-tiny", "sm90"), ("deepseek-tiny", "sm90"),
+                                              ("llama-tiny", "sm100")]
+    assert agreement.alternatives_of({**row, "gpu": "none"}) == [("qwen3-moe-tiny", "none"),
+                                                                  ("deepseek-tiny", "none")]
+    alts = {("--sidecar ./agent", m, g): {"verdict": "rejected"} for m, g in agreement.alternatives_of(row)}
+    assert agreement.flags_alone(row, alts) is True
+    alts[("--sidecar ./agent", "deepseek-tiny", "sm90")] = {"verdict": "accepted"}
+    assert agreement.flags_alone(row, alts) is False
+    del alts[("--sidecar ./agent", "deepseek-tiny", "sm90")]
+    assert agreement.flags_alone(row, alts) is None
+    assert agreement.flags_alone({**row, "step": "parse"}, {}) is True

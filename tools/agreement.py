@@ -25,6 +25,16 @@ The judged rows go to `--data` (default: a file under /tmp). The samples judged 
 kept in tests/data/conformance/holdout/<seed>-<device>.jsonl; re-measure one with
 `--data tests/data/conformance/holdout/505-sm90.jsonl`.
 
+What the model and the GPU decide: `--alternatives` has SGLang judge every flag-decided
+rejection of the `--data` sample again with the other oracle models (qwen3-moe-tiny,
+deepseek-tiny) and, for rows judged on a pretended GPU, on the other GPU (sm100 for sm90), and
+keeps the verdicts beside the sample (`<sample>.alt.jsonl`, keyed by the launch). A rejection
+that some model or GPU accepts is decided by the model or the GPU, not by the flags alone:
+the figures then also give the share of rejections that every alternative refuses (rejected
+whatever the model and the GPU) that servelint reports, and how many of servelint's errors
+fall on launches some alternative accepts (an error there is wrong for that model or GPU,
+unless servelint knows the model or the GPU).
+
 Variants of real-world launches: `--vary N --seed S` generates N launches with
 tools/vary_launches.py (real launches from SGLang's repo and servelint's real-file corpora,
 some with a bundled rule's trigger injected, each family once as written and then varied:
@@ -257,6 +267,124 @@ def judge(count: int, seed: int, device: str, out: str) -> None:
                                  "where": v.get("where"), "step": v.get("step")}) + "\n")
 
 
+ALT_MODELS = ("qwen3-moe-tiny", "deepseek-tiny")
+ALT_GPUS = {"sm90": "sm100", "sm100": "sm90"}
+
+
+def alt_path(data: str) -> str:
+    """Where the alternative verdicts of a sample are kept: beside it."""
+    root, _ = os.path.splitext(data)
+    return root + ".alt.jsonl"
+
+
+def alternatives_of(row) -> list[tuple[str, str]]:
+    """(model, gpu) pairs to judge a row under besides the one it was judged with."""
+    gpu = row.get("gpu") or "none"
+    model = row.get("model") or "llama-tiny"
+    out = [(m, gpu) for m in ALT_MODELS if m != model]
+    if gpu in ALT_GPUS:
+        out.append((model, ALT_GPUS[gpu]))
+    return out
+
+
+def judge_alternatives(rows, classes, data: str) -> dict:
+    """Have SGLang judge each flag-decided rejection (not a parser error: the parser does not
+    read the model or the GPU) under the alternatives; the verdicts are added to the file
+    beside the sample, rows already there are kept."""
+    import subprocess
+    import tempfile
+    path = alt_path(data)
+    have = load_alternatives(data)
+    todo = []
+    for row in rows:
+        if sglang_class(row, classes) != "flag" or row.get("step") == "parse":
+            continue
+        for model, gpu in alternatives_of(row):
+            if (row["args"], model, gpu) not in have:
+                todo.append((row, model, gpu))
+    if not todo:
+        return have
+    by_gpu: dict[str, list] = {}
+    for item in todo:
+        by_gpu.setdefault(item[2], []).append(item)
+    python = os.path.join(ROOT, ".venv-sglang", "bin", "python")
+    with tempfile.TemporaryDirectory(prefix="servelint-alt-") as tmp, open(path, "a", encoding="utf-8") as out:
+        for gpu, items in by_gpu.items():
+            lines = []
+            for row, model, _ in items:
+                argv = shlex.split(row["args"])
+                if row.get("config") is not None:
+                    full = os.path.join(tmp, row["config_name"])
+                    with open(full, "w", encoding="utf-8") as fh:
+                        fh.write(row["config"])
+                    argv = [full if w == row["config_name"] else w for w in argv]
+                lines.append(json.dumps({"argv": argv, "gpu": gpu, "model": model}))
+            proc = subprocess.run([python, os.path.join(ROOT, "tools", "sglang_oracle.py"), "--stage", "full",
+                                   "--gpu", gpu], input="\n".join(lines) + "\n", capture_output=True,
+                                  text=True, cwd=ROOT)
+            verdicts = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
+            if proc.returncode != 0 or len(verdicts) != len(items):
+                raise SystemExit(f"the oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
+            for (row, model, _), v in zip(items, verdicts):
+                rec = {"args": row["args"], "model": model, "gpu": gpu, "verdict": v.get("verdict"),
+                       "error": v.get("error"), "where": v.get("where")}
+                out.write(json.dumps(rec) + "\n")
+                have[(row["args"], model, gpu)] = rec
+    return have
+
+
+def load_alternatives(data: str) -> dict:
+    path = alt_path(data)
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        if line.strip():
+            rec = json.loads(line)
+            out[(rec["args"], rec["model"], rec["gpu"])] = rec
+    return out
+
+
+def flags_alone(row, alts: dict) -> bool | None:
+    """True: every alternative model and GPU refuses the launch too; False: one accepts it
+    (the model or the GPU decides); None: not judged under every alternative."""
+    if row.get("step") == "parse":
+        return True
+    seen = [alts.get((row["args"], m, g)) for m, g in alternatives_of(row)]
+    if any(s is None for s in seen):
+        return None
+    return all(s["verdict"] == "rejected" for s in seen)
+
+
+def alternatives_report(rows, classes, m, alts: dict, verbose: bool) -> None:
+    """The first figure restricted to the rejections every alternative refuses, and the
+    errors that fall on launches some alternative accepts."""
+    strict = hit = unjudged = decided_elsewhere = err_elsewhere = 0
+    misses = []
+    for row, errors in zip(rows, m["errors"]):
+        if sglang_class(row, classes) != "flag":
+            continue
+        alone = flags_alone(row, alts)
+        if alone is None:
+            unjudged += 1
+        elif alone:
+            strict += 1
+            hit += bool(errors)
+            if not errors:
+                misses.append(row)
+        else:
+            decided_elsewhere += 1
+            err_elsewhere += bool(errors)
+    share = hit / strict if strict else 1.0
+    print(f"rejections every alternative model and GPU also refuses (the flags alone decide): "
+          f"servelint reports {hit}/{strict} ({share:.1%}); {decided_elsewhere} rejections are "
+          f"accepted with another model or GPU, servelint gives an error on {err_elsewhere} of them"
+          + (f"; {unjudged} not judged under every alternative (run --alternatives)" if unjudged else ""))
+    if verbose:
+        for row in misses:
+            print(f"MISSED (flags alone)  {row.get('where')}  {(row.get('error') or '')[:90]}\n        {row['args']}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--verbose", action="store_true")
@@ -266,6 +394,8 @@ def main() -> int:
     ap.add_argument("--device", choices=["sm90", "cpu"], default="sm90")
     ap.add_argument("--vary", type=int, default=0,
                     help="generate and judge this many variants of real-world launches")
+    ap.add_argument("--alternatives", action="store_true",
+                    help="judge the flag-decided rejections again with the other models and GPU")
     args = ap.parse_args()
     if args.vary:
         if args.data == ap.get_default("data"):
@@ -290,6 +420,9 @@ def main() -> int:
         print(f"  of the rest, {m['warned']} get a warning that names what SGLang's verdict depends on "
               f"(the GPU, the environment, the model): {m['reported'] + m['warned']}/"
               f"{m['flag_rejections']} ({both:.1%}) flagged either way")
+    alts = judge_alternatives(rows, classes, args.data) if args.alternatives else load_alternatives(args.data)
+    if alts:
+        alternatives_report(rows, classes, m, alts, args.verbose)
     judged_on = sorted({r.get("gpu") for r in rows} - {None, "none"})
     if judged_on:
         g = measure(rows, classes, gpu_setting=True)
