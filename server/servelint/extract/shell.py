@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import chain
 import threading
 from dataclasses import dataclass, field
 
@@ -1391,15 +1392,19 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             first_changed = index.line_of(p)
             last_changed_old = old_index.line_of(len(was) - s_len)
             dlines = len(index.starts) - len(old_index.starts)
-            for w in old:  # the windows above the edit, up to the first that is not
-                if w.last + 1 >= first_changed:
-                    break
-                before.append(w)
-            for w in reversed(old):  # the windows below the edit, up to the first that is not
-                if w.first - 1 <= last_changed_old or (dlines and w.line is not None):
-                    break
-                after.append(w)
-            after.reverse()
+            # The windows are in document order and apart, so their first and last lines
+            # rise: the ones above the edit (their last line and the next before it) and
+            # the ones below it (their first line and the one above after it) are two
+            # slices, found by bisection (a loop over 2,222 windows cost a millisecond).
+            k = bisect.bisect_left(old, first_changed - 1, key=lambda w: w.last)
+            before = old[:k]
+            j = bisect.bisect_right(old, last_changed_old + 1, key=lambda w: w.first)
+            if dlines:  # lines moved: not below a window whose findings name lines
+                for i in range(len(old) - 1, j - 1, -1):
+                    if old[i].line is not None:
+                        j = i + 1
+                        break
+            after = old[j:]
     while True:
         a = before[-1].last + 1 if before else 0
         b = after[0].first + dlines - 1 if after else n - 1
@@ -1452,16 +1457,15 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
                                 w.findings, w.segments, w.line))
     memo["shell-windows"] = made
     memo["shell-index"] = index
-    launches = LaunchList()
-    findings: list[Finding] = []
-    for w in made:
-        launches.extend(w.items)
-        # The window's own findings and array words are kept relative to its start.
-        if w.findings:
-            findings.extend(moved(f, w.start) for f in w.findings)
-        if w.segments:
-            for (a, b), seg in w.segments.items():
-                host.segments[(a + w.start, b + w.start)] = seg + w.start
+    # One pass in C over the windows' launches; the few windows with findings or array
+    # words (kept relative to the window's start) are picked out by comprehensions (a
+    # loop with a call per window cost 2 ms for 2,222 windows).
+    launches = LaunchList(chain.from_iterable([w.items for w in made]))
+    findings: list[Finding] = [moved(f, w.start) for w in [w for w in made if w.findings]
+                               for f in w.findings]
+    for w in [w for w in made if w.segments]:
+        for (a, b), seg in w.segments.items():
+            host.segments[(a + w.start, b + w.start)] = seg + w.start
     return ShellResult(launches, findings)
 
 
