@@ -11,7 +11,6 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from servelint.args import Reader
 from servelint.catalog import load_catalog
 from servelint.engine import lint
@@ -78,6 +77,12 @@ def test_equal_words_share_one_string():
     assert len(words) >= 40
     assert len({id(t.text) for t in words}) == 1
     assert len({id(t.raw) for t in words}) == 1
+    # Only plain strings: an equal str subclass is another value.
+    class Marked(str):
+        pass
+    marked = Token(words[0].span, Marked("--tp-size"))
+    assert type(marked.text) is Marked
+    assert type(Token(words[0].span, "--tp-" + "size").text) is str
     # Long words are not shared (a table of every value written would keep them all).
     long_word = "x" * 200
     assert Token(words[0].span, long_word[:199] + "x").text is not \
@@ -127,6 +132,7 @@ def _per_launch(n: int) -> tuple[float, float]:
             result = lint(edited_text, "/nonexistent/memory/run.sh", "shellscript", cache=cache)
         gc.collect()
         edited = tracemalloc.get_traced_memory()[0] - before - len(edited_text)
+        assert result.launches  # kept alive while counted, as the server keeps it
     finally:
         tracemalloc.stop()
     return opened / n, edited / n

@@ -96,7 +96,10 @@ _SHARED: dict[str, str] = {}
 
 
 def shared_word(word: str) -> str:
-    """`word`, or an equal string met before (the same object for every equal word)."""
+    """`word`, or an equal string met before (the same object for every equal word).
+    Only plain strings are shared (an equal str subclass is another value)."""
+    if type(word) is not str:
+        return word
     got = _SHARED.get(word)
     if got is not None:
         return got
