@@ -134,3 +134,58 @@ def test_one_launch_edit_reads_one_launch(kind: str, monkeypatch):
     assert reads["n"] == 1
     assert (cache.ran, cache.reused) == (1, 99)
     assert signature(again) == signature(engine.lint(new, path))
+
+
+def _large_strings(root, floor: int) -> list[str]:
+    """Every string of `floor` characters or more reachable from `root`: through objects
+    and the variables functions close over, not through modules (a module's own memory,
+    release._DOCS, is not the document's)."""
+    import gc
+    import types
+    seen: set[int] = set()
+    found = []
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, str):
+            if len(obj) >= floor:
+                found.append(obj)
+            continue
+        if isinstance(obj, (int, float, bytes, type, types.ModuleType, types.BuiltinFunctionType)):
+            continue
+        if isinstance(obj, types.MethodType):
+            stack += [obj.__self__, obj.__func__]
+            continue
+        if isinstance(obj, types.FunctionType):
+            stack += [c.cell_contents for c in obj.__closure__ or () if c.cell_contents is not None]
+            continue
+        stack.extend(gc.get_referents(obj))
+    return found
+
+
+@pytest.mark.parametrize("kind", ["launch-json", "dockerfile", "compose"])
+def test_kept_parts_hold_no_old_text(kind: str):
+    """After edits in many places, what the cache and the last result hold refers to the
+    newest text only: a kept launch's host reads its part from the newest text when asked
+    (a host made for an earlier text would keep that whole text alive)."""
+    gen = _gen()
+    make, path = {"launch-json": (gen.launch_json, "/tmp/servelint-incr/.vscode/launch.json"),
+                  "dockerfile": (gen.dockerfile, "/tmp/servelint-incr/Dockerfile"),
+                  "compose": (gen.compose_yaml, "/tmp/servelint-incr/compose.yaml")}[kind]
+    text = make(2000, 100, seed=4)
+    cache = LintCache()
+    result = engine.lint(text, path, cache=cache)
+    at = 0
+    for n in range(12):  # one digit in twelve launches, from the top down
+        at = text.find("--tp-size", at + 1) + len("--tp-size")
+        while not text[at].isdigit():
+            at += 1
+        text = text[:at] + str((int(text[at]) + 1) % 10) + text[at + 1:]
+        result = engine.lint(text, path, cache=cache)
+        for launch in result.launches:  # what hover, code actions and fixes read
+            launch.host.quote("x")
+    kept = _large_strings((cache, result), len(text) // 2)
+    assert kept and all(s is text for s in kept), f"{len(kept)} texts kept"
