@@ -155,7 +155,9 @@ def test_run_parallel_keeps_the_order_and_reaps_its_workers():
     assert [r[0] for _, r in got] == list(range(20))
     pids = {r[1] for _, r in got}
     assert len(pids) == 3 and os.getpid() not in pids
-    assert sorted(r[2] for _, r in got if r[1] == got[0][1][1]) == [1, 2, 3, 4, 5, 6, 7]
+    for pid in pids:  # each worker keeps its memo across its calls
+        counts = sorted(r[2] for _, r in got if r[1] == pid)
+        assert counts == list(range(1, len(counts) + 1))
 
     def boom(i, memo):
         if i == 7:
@@ -173,6 +175,21 @@ def test_run_parallel_keeps_the_order_and_reaps_its_workers():
     gen.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # every worker was reaped
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_slow_worker_takes_fewer_files():
+    """The files are handed out as the workers ask for them: while one worker is held up
+    (by a large file, or the machine's other programs), the other takes the rest."""
+    import time
+
+    def work(i, memo):
+        if i == 0:
+            time.sleep(1.0)
+        return os.getpid()
+
+    got = [pid for _, pid in cli.run_parallel(range(40), 2, work)]
+    assert got.count(got[0]) < 10
 
 
 def test_rule_info_pickles():

@@ -616,47 +616,80 @@ class WorkerFailed(RuntimeError):
 
 def run_parallel(indices, workers: int, work, flush=()):
     """Call `work(i, memo)` for every i of `indices` in `workers` forked processes and
-    yield (i, what it returned) in the order of `indices`, as they come. Worker w takes
-    the w-th, (w + workers)-th, ... index; each result is pickled through the worker's
-    own pipe, so the parent reads them in order without waiting for the slowest worker to
-    finish. `memo` is a dict a worker keeps across its calls. The streams in `flush` are
-    flushed before forking (a worker never writes to them, and never flushes what the
-    parent had buffered). Closing the generator early kills the workers; a worker's
-    exception or death raises WorkerFailed. Every worker is reaped before this ends."""
+    yield (i, what it returned) in the order of `indices`, as soon as each is next.
+
+    The work is handed out as it goes: the indices, cut into at most MAX_TASKS runs, wait
+    in a pipe every worker reads its next run from, so a worker that the machine's other
+    programs slow down takes fewer files instead of holding the others up. Each result is
+    pickled through the worker's own pipe; the parent keeps the ones that come early
+    until their turn. `memo` is a dict a worker keeps across its calls. The streams in
+    `flush` are flushed before forking (a worker never writes to them, and never flushes
+    what the parent had buffered). Closing the generator early kills the workers; a
+    worker's exception (in its turn) or death raises WorkerFailed. Every worker is reaped
+    before this ends."""
     import pickle
+    import selectors
     import signal
     import struct
 
     indices = list(indices)
+    size = max(1, -(-len(indices) // MAX_TASKS))  # a run of this many indices per task
+    runs = [indices[k:k + size] for k in range(0, len(indices), size)]
     for stream in flush:
         stream.flush()
-    children: list[tuple[int, object]] = []
+    task_r, task_w = os.pipe()
+    # Every task is written before a worker exists (at most MAX_TASKS * 4 bytes, within
+    # any pipe's buffer), so a worker's 4-byte read always gets one whole task number.
+    os.write(task_w, b"".join(struct.pack("<I", k) for k in range(len(runs))))
+    children: dict[int, tuple[int, object]] = {}  # result fd -> (pid, reader)
     finished = False
     try:
-        for w in range(workers):
+        for _ in range(workers):
             r, wfd = os.pipe()
             pid = os.fork()
             if pid == 0:
                 os.close(r)
-                for _, other in children:
-                    other.close()  # type: ignore[attr-defined]
-                _worker(indices[w::workers], work, wfd)  # never returns
+                os.close(task_w)
+                for _, reader in children.values():
+                    reader.close()  # type: ignore[attr-defined]
+                _worker(runs, task_r, work, wfd)  # never returns
             os.close(wfd)
-            children.append((pid, os.fdopen(r, "rb")))
-        for k, i in enumerate(indices):
-            pid, reader = children[k % workers]
-            head = reader.read(8)  # type: ignore[attr-defined]
-            if len(head) < 8:
-                raise WorkerFailed(f"worker process {pid} ended before its result for file "
-                                   f"number {i}")
-            (size,) = struct.unpack("<Q", head)
-            j, result, failure = pickle.loads(reader.read(size))  # type: ignore[attr-defined]
+            children[r] = (pid, os.fdopen(r, "rb"))
+        os.close(task_w)
+        task_w = -1
+        os.close(task_r)
+        task_r = -1
+        waiting: dict[int, tuple] = {}  # index -> (result, failure), arrived before its turn
+        open_fds = set(children)
+        sel = selectors.DefaultSelector()
+        for fd in children:
+            sel.register(fd, selectors.EVENT_READ)
+        for i in indices:
+            while i not in waiting:
+                if not open_fds:
+                    raise WorkerFailed(f"the worker processes ended before the result for "
+                                       f"file number {i}")
+                for key, _ in sel.select():
+                    pid, reader = children[key.fd]
+                    head = reader.read(8)  # type: ignore[attr-defined]
+                    if len(head) < 8:  # this worker is done (or died)
+                        sel.unregister(key.fd)
+                        open_fds.discard(key.fd)
+                        continue
+                    (n,) = struct.unpack("<Q", head)
+                    j, result, failure = pickle.loads(reader.read(n))  # type: ignore[attr-defined]
+                    waiting[j] = (result, failure if failure is None else
+                                  f"worker process {pid}, file number {j}:\n{failure}")
+            result, failure = waiting.pop(i)
             if failure is not None:
-                raise WorkerFailed(f"worker process {pid}, file number {j}:\n{failure}")
+                raise WorkerFailed(failure)
             yield i, result
         finished = True
     finally:
-        for pid, reader in children:
+        for fd in (task_r, task_w):
+            if fd >= 0:
+                os.close(fd)
+        for pid, reader in children.values():
             reader.close()  # type: ignore[attr-defined]
             if not finished:
                 try:
@@ -673,9 +706,15 @@ def run_parallel(indices, workers: int, work, flush=()):
                     break
 
 
-def _worker(indices: list[int], work, fd: int) -> None:
-    """A forked worker: `work` for each index, each result pickled into the pipe `fd`
-    behind its length; then exit without running the parent's clean-up (os._exit)."""
+# The most tasks run_parallel cuts the work into (4 bytes each in the task pipe: 8 KiB, less
+# than the smallest pipe buffer, 16 KiB on macOS).
+MAX_TASKS = 2048
+
+
+def _worker(runs: list[list[int]], tasks: int, work, fd: int) -> None:
+    """A forked worker: takes the next run of indices from the `tasks` pipe until it is
+    empty, calls `work` for each index and writes each result, pickled behind its length,
+    to the pipe `fd`; then exits without running the parent's clean-up (os._exit)."""
     import pickle
     import signal
     import struct
@@ -686,23 +725,27 @@ def _worker(indices: list[int], work, fd: int) -> None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent tells it
         memo: dict = {}
         with os.fdopen(fd, "wb") as pipe:
-            for i in indices:
-                failure = None
-                try:
-                    result = work(i, memo)
-                except BaseException:
-                    result, failure = None, traceback.format_exc()
-                try:
-                    data = pickle.dumps((i, result, failure), pickle.HIGHEST_PROTOCOL)
-                except Exception:
-                    failure = traceback.format_exc()
-                    data = pickle.dumps((i, None, failure), pickle.HIGHEST_PROTOCOL)
-                pipe.write(struct.pack("<Q", len(data)))
-                pipe.write(data)
-                pipe.flush()
-                if failure is not None:
-                    code = 1
-                    break
+            while code == 0:
+                task = os.read(tasks, 4)
+                if len(task) < 4:
+                    break  # no task left (the parent wrote them all, then closed its end)
+                for i in runs[struct.unpack("<I", task)[0]]:
+                    failure = None
+                    try:
+                        result = work(i, memo)
+                    except BaseException:
+                        result, failure = None, traceback.format_exc()
+                    try:
+                        data = pickle.dumps((i, result, failure), pickle.HIGHEST_PROTOCOL)
+                    except Exception:
+                        failure = traceback.format_exc()
+                        data = pickle.dumps((i, None, failure), pickle.HIGHEST_PROTOCOL)
+                    pipe.write(struct.pack("<Q", len(data)))
+                    pipe.write(data)
+                    pipe.flush()
+                    if failure is not None:
+                        code = 1
+                        break
     except BaseException:  # the parent went away (a broken pipe), or was interrupted
         code = 1
     finally:
