@@ -779,7 +779,10 @@ _REQUIREMENTS_NAME = LazyPattern(r"(requirements|constraints)[\w.-]*\.(txt|in)")
 
 def _candidates(names: tuple[str, ...]) -> list[str]:
     locks = [n for n in _LOCKS if n in names]
-    reqs = [n for n in names if _REQUIREMENTS_NAME.fullmatch(n)]
+    # The prefix first: a crowded folder (a /tmp of thousands of entries) is not matched
+    # name by name against the pattern.
+    reqs = [n for n in names if n.startswith(("requirements", "constraints"))
+            and _REQUIREMENTS_NAME.fullmatch(n)]
     reqs.sort(key=lambda n: (n not in ("requirements.txt", "requirements.in"), n))
     return locks + reqs + (["pyproject.toml"] if "pyproject.toml" in names else [])
 
