@@ -89,3 +89,17 @@ def test_the_cap_holds_whatever_the_stat_said(tmp_path, monkeypatch, said):
     path.write_text("x" * 100)
     assert read_text(str(path), True, 100) == "x" * 100
     assert read_bytes(str(path), 100) == b"x" * 100
+
+
+def test_file_uri_is_pathlibs():
+    """lazy.file_uri writes the URI pathlib writes, for the paths `servelint check` meets."""
+    from pathlib import Path
+
+    from servelint.lazy import file_uri
+    names = ["run.sh", "a b/ç é.sh", "100%/x#y?z.sh", "~user/.hidden", "tab\there", "日本/語.py",
+             "emoji 😀.sh", "quote'\"s", "semi;colon,comma=eq&amp+plus", "back\\slash",
+             "bytes\udcff\udc80.sh", "[brackets]{braces}|pipe^caret`tick", "-_.~"]
+    for name in names:
+        for base in ("/", "/tmp/", "//share/", "/a//b/./c/../"):
+            path = os.path.abspath(base + name)
+            assert file_uri(path) == Path(path).as_uri(), path

@@ -416,8 +416,8 @@ def cmd_check(args) -> int:
                 text = new
                 result = lint(new, path=path, settings=settings)
         if result.findings:
-            from pathlib import Path
-            uri = Path(os.path.abspath(path or STDIN)).as_uri()
+            from servelint.lazy import file_uri
+            uri = file_uri(os.path.abspath(path or STDIN))
             from servelint.fixcheck import offered_dicts
             for f in result.findings:
                 d = diagnostic(f, result.index, uri, None, result.rules, release_of(result, f))

@@ -265,3 +265,22 @@ class LazyLogger:
 
     def __repr__(self) -> str:
         return f"<lazy logger {self._name!r}>"
+
+
+# The bytes a `file:` URI keeps as they are (urllib.parse's always-safe set, and `/`).
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
+
+
+def file_uri(path: str) -> str:
+    """`pathlib.Path(path).as_uri()` for an absolute, normalized path (`os.path.abspath`'s),
+    without importing pathlib and urllib.parse (18 million instructions of a cold check)
+    where the URI is plain: on POSIX, the path's bytes with every other byte written
+    `%XX`. Elsewhere (Windows drives and UNC shares), pathlib itself."""
+    import os
+
+    if os.name != "posix":
+        from pathlib import Path
+
+        return Path(path).as_uri()
+    data = os.fsencode(path)
+    return "file://" + "".join(chr(b) if b in _URI_SAFE else "%%%02X" % b for b in data)
