@@ -715,10 +715,9 @@ def _worker(runs: list[list[int]], tasks: int, work, fd: int) -> None:
     """A forked worker: takes the next run of indices from the `tasks` pipe until it is
     empty, calls `work` for each index and writes each result, pickled behind its length,
     to the pipe `fd`; then exits without running the parent's clean-up (os._exit)."""
-    import pickle
-    import signal
+    import pickle  # all three imported by the parent already (traceback is not: only
+    import signal  # a failure needs it, and its import was a tenth of a worker's start)
     import struct
-    import traceback
 
     code = 0
     try:
@@ -734,10 +733,12 @@ def _worker(runs: list[list[int]], tasks: int, work, fd: int) -> None:
                     try:
                         result = work(i, memo)
                     except BaseException:
+                        import traceback
                         result, failure = None, traceback.format_exc()
                     try:
                         data = pickle.dumps((i, result, failure), pickle.HIGHEST_PROTOCOL)
                     except Exception:
+                        import traceback
                         failure = traceback.format_exc()
                         data = pickle.dumps((i, None, failure), pickle.HIGHEST_PROTOCOL)
                     pipe.write(struct.pack("<Q", len(data)))
