@@ -101,7 +101,9 @@ def test_deprecated_dp_attention_spelling_reads_as_attn_dp_size(project):
     text = LAUNCH + "--speculative-algorithm EAGLE --enable-dp-attention --dp-size 2 --tp-size 2\n"
     result, got = run(project, "a.sh", text)
     assert [f.code for f in got] == ["T2"]  # not T4: --dp-size 2 counts attention DP here
-    assert got[0].message == "algorithm EAGLE with attention DP 2, dp 1."
+    # The message quotes the derived option and says which of the launch's words it came from.
+    assert got[0].message == ("algorithm EAGLE with attention DP 2, dp 1. (SGLang derives --attn-dp-size 2 "
+                              "from this launch's --dp-size 2 --enable-dp-attention.)")
     # The fix to --attn-dp-size is written in the launch's own spelling: the deprecated pair goes.
     (fix,) = got[0].fixes
     fixed = apply_edits(text, fix.edits)
@@ -372,6 +374,11 @@ def test_load_balance_method_auto_resolves_by_disaggregation_mode(project):
   condition: {option: --load-balance-method, eq: follow_bootstrap_room}
 """)
     _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode prefill\n")
+    assert [f.message for f in got] == ["load balance follow_bootstrap_room. Set --load-balance-method round_robin. "
+                                        "(SGLang derives --load-balance-method follow_bootstrap_room from this "
+                                        "launch's --disaggregation-mode prefill.)"]
+    # Written as auto, the option is the launch's own: its message needs no note.
+    _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode prefill --load-balance-method auto\n")
     assert [f.message for f in got] == ["load balance follow_bootstrap_room. Set --load-balance-method round_robin."]
     _, got = run(project, "a.sh", LAUNCH + "--disaggregation-mode decode\n")
     assert got == []

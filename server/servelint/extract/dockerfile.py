@@ -29,6 +29,7 @@ import bisect
 import json
 import os
 import re
+from typing import Sequence
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
 from servelint.extract.common import ExtractResult, ListHost, script_launches, script_word
@@ -69,7 +70,7 @@ class _Lines:
     line starts a LineIndex already knows (a 20,000-line file is not split for the few
     lines an edit reads again)."""
 
-    def __init__(self, text: str, starts: list[int]):
+    def __init__(self, text: str, starts: Sequence[int]):  # LineIndex.starts: an array
         self.text = text
         self.starts = starts
         self.made: dict[int, Line] = {}

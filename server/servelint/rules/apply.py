@@ -130,7 +130,35 @@ def render(template: str, ctx: RuleContext) -> str:
             return " ".join(_text(x) for x in v)
         return _text(v) if v is not None else "none"
 
-    return re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, template)
+    text = re.sub(r"\{(--[A-Za-z0-9-]+)\}", value, template)
+    return text + _as_written(template, ctx)
+
+
+def _as_written(template: str, ctx: RuleContext) -> str:
+    """When the message quotes an option that the launch did not write but a resolution
+    step derived (`--attn-dp-size 3` from `--dp-size 3 --enable-dp-attention`), a note that
+    says what the launch wrote, so the message names the user's own words too."""
+    catalog = ctx.catalog
+    if catalog is None or "{" not in template:
+        return ""
+    parsed = ctx.launch
+    resolved = view(parsed)
+    notes: list[str] = []
+    for name in dict.fromkeys(re.findall(r"\{(--[A-Za-z0-9-]+)\}", template)):
+        opt = catalog.lookup(name)
+        if opt is None or parsed.uses_of(opt.dest) or not resolved.set_by_step(opt.dest):
+            continue
+        words = []
+        for dest in resolved.origins(opt.dest):
+            use = parsed.last_use(dest)
+            if use is not None and use.written:
+                words.append(" ".join([use.written] + [v.text or "<unknown>" for v in use.values]))
+        if not words:
+            continue
+        known, v = effective_value(parsed, opt)
+        shown = (" ".join(_text(x) for x in v) if isinstance(v, list) else _text(v)) if known and v is not None else ""
+        notes.append(f"{opt.name}{' ' + shown if shown else ''} from this launch's {' '.join(words)}")
+    return f" (SGLang derives {', and '.join(notes)}.)" if notes else ""
 
 
 def _message(rule: Rule, ctx: RuleContext) -> str:
