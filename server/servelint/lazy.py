@@ -231,13 +231,14 @@ class LazyPattern:
     patterns serve texts a cold check may never see (suppression comments, say). After
     the first use its methods are read as fast as a compiled pattern's."""
 
-    def __init__(self, pattern: str, flags: int = 0):
+    def __init__(self, pattern: str | bytes, flags: int = 0):
         self._source = (pattern, flags)
 
     def __getattr__(self, attr: str) -> Any:
         import re
 
-        compiled = re.compile(*self._source)
+        pattern, flags = self._source
+        compiled: Any = re.compile(pattern, flags)
         for name in ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn",
                      "split", "pattern", "flags", "groups", "groupindex"):
             self.__dict__[name] = getattr(compiled, name)

@@ -412,7 +412,7 @@ def _release(version: str | None) -> str | None:
     return None if version is None or version.startswith("0.0.") else version
 
 
-def _matches(pattern: re.Pattern, literal: str, text: str, low: str):
+def _matches(pattern: re.Pattern | LazyPattern, literal: str, text: str, low: str):
     """`pattern.finditer(text)` for a pattern that starts with `literal` (lower case, matched
     case-insensitively): in an ASCII text (where `low`, its lower case, has the same
     offsets) the pattern is tried only where `low` holds the literal, which str.find finds
