@@ -353,15 +353,15 @@ def test_either_of_two_dependencies_is_enough(project):
   messageTemplate: mla on {--attention-backend}. Use another backend.
   condition:
     all:
-    - {option: --attention-backend, eq: cutlass_mla}
+    - {option: --attention-backend, eq: trtllm_mla}
     - any:
       - not: {model: {architecture: [DeepseekV3ForCausalLM]}}
       - not: {gpu: [sm100, sm103]}
 """)
-    (_, got) = run(project, "a.sh", LAUNCH + "--attention-backend cutlass_mla\n")
+    (_, got) = run(project, "a.sh", LAUNCH + "--attention-backend trtllm_mla\n")
     assert [f.severity for f in got] == [2]
     assert "SGLang refuses this unless" in got[0].message
-    _, got = run(project, "a.sh", LAUNCH + "--attention-backend cutlass_mla\n", gpu="sm90")
+    _, got = run(project, "a.sh", LAUNCH + "--attention-backend trtllm_mla\n", gpu="sm90")
     assert [f.severity for f in got] == [1]
 
 
@@ -397,3 +397,19 @@ def test_a_long_model_list_is_cut_in_the_message():
     assert f"Arch{SHOWN_NAMES}ForCausalLM" not in said
     few = tuple(many[:SHOWN_NAMES + 1])
     assert describe(Model("architecture", few), False).endswith(", ".join(few))
+
+
+def test_an_invalid_choice_is_not_a_value_rules_read(project):
+    """argparse stops at a value outside the option's choices (SL007 says so); a rule that
+    compares the option does not read it as if SGLang had gone on."""
+    (project / ".servelint" / "rules" / "c.yaml").write_text("""
+- id: t-choice
+  code: T13
+  errorMessage: x
+  messageTemplate: backend {--attention-backend} is not fa3. Use fa3.
+  condition: {option: --attention-backend, ne: fa3}
+""")
+    result, got = run(project, "a.sh", LAUNCH + "--attention-backend flash_infer\n")
+    assert got == [] and [f.code for f in result.findings] == ["SL007"]
+    _, got = run(project, "a.sh", LAUNCH + "--attention-backend flashinfer\n")
+    assert [f.message for f in got] == ["backend flashinfer is not fa3. Use fa3."]

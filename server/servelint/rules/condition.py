@@ -372,6 +372,8 @@ def raw_effective_value(launch: Written, opt: Option) -> tuple[bool, Any]:
         conv = [convert(written.type, t) for t in texts]
     except ValueError:
         return False, None  # an invalid value is SL006's business, not a rule's
+    if written.choices and any(c not in written.choices for c in conv):
+        return False, None  # nor is an invalid choice (SL007's): argparse stops there
     if written.kind == "list":
         return True, conv
     return True, conv[0] if conv else None
