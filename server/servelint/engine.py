@@ -588,16 +588,16 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     # thousands of findings of a handful of codes).
     wanted: dict[str, tuple] = {}
     for f in findings:
-        said = wanted.get(f.code)
-        if said is None:
-            said = wanted[f.code] = (settings.wants(f.code), f.code in settings.severity)
-        if not said[0]:
+        want = wanted.get(f.code)
+        if want is None:
+            want = wanted[f.code] = (settings.wants(f.code), f.code in settings.severity)
+        if not want[0]:
             continue
         key = (f.code, f.span.start, f.span.end, f.message)
         if key in seen:
             continue  # the same words reached twice (a Docker stage inheriting an ENTRYPOINT)
         seen.add(key)
-        if said[1]:
+        if want[1]:
             f.severity = settings.severity[f.code]
         out.append(f)
     if settings.target_version and result.releases:

@@ -29,7 +29,7 @@ import bisect
 import json
 import os
 import re
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
 from servelint.extract.common import ExtractResult, ListHost, script_launches, script_word
@@ -103,7 +103,7 @@ def _lines(text: str) -> list[Line]:
     return out
 
 
-def directives(lines: list[Line]) -> dict[str, str]:
+def directives(lines: Iterable[Line]) -> dict[str, str]:
     found: dict[str, str] = {}
     for ln in lines:
         m = DIRECTIVE.match(ln.text)

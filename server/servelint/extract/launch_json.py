@@ -250,8 +250,9 @@ def extract(text: str, index: LineIndex, path: str | None, settings) -> ExtractR
     for cfg in configs:
         launch = _launch(cfg, text, index)
         item = None if launch is None else Moved(_without_host(launch), 0, _ConfigHost(ref, cfg.start, launch.host))
-        if item is not None:
-            result.launches.append(item if memo is not None else launch)
+        if item is not None and launch is not None:
+            # A Moved stands in for its launch in the LaunchList made below.
+            result.launches.append(item if memo is not None else launch)  # type: ignore[arg-type]
         kept.append((cfg.start, cfg.end, item))
     if memo is not None:
         result.launches = LaunchList(result.launches)
