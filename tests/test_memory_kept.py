@@ -10,7 +10,6 @@ import sys
 import tracemalloc
 from pathlib import Path
 
-import pytest
 from servelint.args import Reader
 from servelint.catalog import load_catalog
 from servelint.engine import lint
@@ -138,8 +137,6 @@ def _per_launch(n: int) -> tuple[float, float]:
     return opened / n, edited / n
 
 
-@pytest.mark.xfail(strict=True, reason="needs the engine/lintcache diffs of H3's report "
-                   "(no ParsedLaunch kept, a compact fingerprint); remove this mark with them")
 def test_kept_per_launch_is_small_and_does_not_grow():
     # Before: ~16,000 bytes a launch after the open (every launch's ParsedLaunch), ~10,300
     # after edits (the fingerprint's tuple per word); with the diffs ~7,100 both.

@@ -247,16 +247,6 @@ class Cancelled(Exception):
     """`should_stop` said to stop: a newer text will be linted instead."""
 
 
-class _Later:
-    """A launch's ParsedLaunch, read only when someone asks (a launch re-used from the
-    cache had no need to read its arguments)."""
-
-    __slots__ = ("make",)
-
-    def __init__(self, make: Callable[[], ParsedLaunch]):
-        self.make = make
-
-
 _AT = object()  # in a _ParsedList: read the launch at this place when asked (maker)
 
 
@@ -267,10 +257,7 @@ class _ParsedList(list):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         v = super().__getitem__(i)
-        if isinstance(v, _Later):
-            v = v.make()
-            super().__setitem__(i, v)
-        elif v is _AT:
+        if v is _AT:
             if i < 0:
                 i += len(self)
             assert self.maker is not None
@@ -353,6 +340,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
     memo: dict = {}  # what the launches of this document share (release detection)
     stats: dict[str, tuple | None] = {}  # model config files looked at in this lint
+    model_files: dict[str, tuple] = {}  # model config path -> (that path, its stat)
 
     def stat(p: str) -> tuple | None:
         if p not in stats:
@@ -491,7 +479,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                 for said in entry.notices:
                     if said not in result.notices:
                         result.notices.append(said)
-                result.parsed.append(_Later(_reading(launch, path, catalog, reader)))
+                result.parsed.append(_AT)  # read when asked (result.parsed.maker)
                 used[key] = entry
                 cache.reused += 1
                 if keep is not None:
@@ -511,7 +499,12 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         parsed.launch = launch if merged is launch else merged
         result.parsed.append(parsed)
         model_path = config_path_of(parsed, path)
-        model_file = None if model_path is None else (model_path, stat(model_path))
+        model_file = None
+        if model_path is not None:  # one (path, stat) per model and lint, shared
+            model_file = model_files.get(model_path)
+            if model_file is None:
+                model_file = model_files[model_path] = (model_path, stat(model_path))
+            model_path = model_file[0]
         model = read_config(model_path) if model_path is not None else None
         for check, run in checks:
             try:
@@ -534,6 +527,9 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         # collector, lsp/server.py settle_after_lint). Hover makes it again when asked.
         if hasattr(parsed, "__dict__"):
             vars(parsed).pop("_servelint_resolved", None)
+        # Nor is the reading itself kept (its uses, values and problems took ~4 KB a
+        # launch, 45 MB for 11,110 launches): read again when asked (result.parsed.maker).
+        result.parsed[-1] = _AT
         if config_file is not None:
             findings[start:] = settle_foreign(findings[start:], config_file)
         if getattr(launch.host, "sources", None):
@@ -543,7 +539,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         if key is not None and used is not None and config_file is None:
             kept = relative(findings[first:], ws, we)
             if kept is not None:
-                used[key] = Entry(kept, result.notices[notices_before:], rules, model_file,
+                used[key] = Entry(kept, tuple(result.notices[notices_before:]), rules, model_file,
                                   line0 if LINE_READS[0] != reads_before else None)
                 window_at = (ws, we, 1 if LINE_READS[0] != reads_before else 0)
                 reusable = True

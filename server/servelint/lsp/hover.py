@@ -9,6 +9,7 @@ from servelint.catalog import Option, history, version_key
 from servelint.checks import load_checks
 from servelint.docs import doc_url, rule_url
 from servelint.engine import LintResult
+from servelint.lintcache import LaunchList, Moved
 from servelint.rules import RuleSet
 
 
@@ -160,7 +161,17 @@ def hover_at(result: LintResult, offset: int) -> str | None:
             shown.add(f.code)
             parts.append(finding_markdown(f.code, f.message, rules, f.sglang))
     release = None
-    for n, parsed in enumerate(result.parsed):
+    launches = result.launches
+    for n in range(len(result.parsed)):
+        # Only the launch under the cursor is read (reading each kept every launch's
+        # arguments in the result: 45 MB for 11,110 launches).
+        item = launches.raw(n) if isinstance(launches, LaunchList) else launches[n]
+        if isinstance(item, Moved):
+            if not item.base.span.start + item.d <= offset <= item.base.span.end + item.d:
+                continue
+        elif not item.span.contains(offset):
+            continue
+        parsed = result.parsed[n]
         if not parsed.launch.span.contains(offset):
             continue
         if n < len(result.releases):
