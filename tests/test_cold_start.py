@@ -274,6 +274,30 @@ def test_the_shell_shortcut_never_disagrees_with_the_formats():
     assert said > 20
 
 
+PY_NAMES = ["x.py", "a/b/serve.PY", "w.pyw", ".py", "..py", ".pyrc.py", "py", "x.py.txt",
+            "Dockerfile.py", "dockerfile-cu12.py", "containerfile.py", "nb.ipynb", "nb.ipynb.py",
+            "launch.json", "README.md", "C:\\work\\serve.py", "x.pyi", "run.sh"]
+
+
+def test_the_python_shortcut_never_disagrees_with_the_formats():
+    """Where the name alone says Python, asking every format in priority order says
+    Python too, for every name, editor language and a few texts."""
+    from servelint.extract import formats, python_by_name
+    texts = ["import subprocess\nsubprocess.run(['python3', '-m', 'sglang.launch_server'])\n",
+             "#!/bin/bash\npython3 -m sglang.launch_server --tp 2\n", '{"cells": []}',
+             "FROM lmsysorg/sglang\n", "# Title\n```bash\nsglang serve\n```\n"]
+    said = 0
+    for name in PY_NAMES + [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")]:
+        for lang in LANGS:
+            if not python_by_name(name, lang):
+                continue
+            said += 1
+            for text in texts:
+                first = next((f.name for f in formats() if f.detect(name, lang, text)), None)
+                assert first == "python", (name, lang, text, first)
+    assert said > 100
+
+
 def test_plain_check_reads_as_the_parser_does():
     """`check PATH...` without options skips argparse (cli.plain_check): the arguments are
     the parser's, every default included; anything with an option goes to the parser."""

@@ -54,8 +54,6 @@ def merge_config(launch: Launch, doc_path: str | None,
                  catalog: Catalog) -> tuple[Launch, list[Finding], ConfigFile | None]:
     """The launch as SGLang reads it when it names a config file: the file's words first,
     then the command line's (which therefore wins), as prepare_server_args does."""
-    from servelint.extract.sglang_config import read_config_file
-
     if launch.kind == "config":
         return launch, [], None
     toks = launch.tokens
@@ -71,6 +69,9 @@ def merge_config(launch: Launch, doc_path: str | None,
     at = [i for i, t in enumerate(toks) if t.text == "--config"]
     if not at:
         return launch, findings, None
+    # Here, not at the top: most launches name no config file, and a cold check of a
+    # shell script need not import the SGLang config reader.
+    from servelint.extract.sglang_config import read_config_file
     if len(at) > 1:
         findings.append(BAD_CONFIG.finding("Multiple config files specified! Only one allowed.",
                                            toks[at[1]].span))

@@ -3,35 +3,48 @@ catalog checks (checks/) and the rule records (rules/packs/), in the same sectio
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servelint.checks import load_checks
+from servelint.lazy import file_uri
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from servelint.rules import Rule, RuleSet
 
 # The rule pages ship inside the package (package data, and the extension's bundled
 # libs): tools/gen_docs.py writes them here, and a diagnostic links the installed copy,
 # which exists wherever servelint runs, offline too, and matches the installed version.
-PAGES = Path(__file__).resolve().parent / "rules" / "pages"
+# A str here; `PAGES`, the same folder as a pathlib.Path, is made when asked for (tools,
+# tests), so that a cold check does not import pathlib for it.
+_PAGES = os.path.join(os.path.dirname(os.path.realpath(__file__)), "rules", "pages")
+
+
+def __getattr__(name: str):
+    if name == "PAGES":
+        from pathlib import Path
+        return Path(_PAGES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def page_path(code: str) -> Path:
-    return PAGES / f"{code}.md"
+    from pathlib import Path
+    return Path(_PAGES, f"{code}.md")
 
 
 def is_rule_page(path: str | None) -> bool:
     """A page of servelint's own rule documentation (its examples are wrong on purpose:
     the editor opens it from a diagnostic's link and must not squiggle it)."""
-    return path is not None and Path(path).resolve().parent == PAGES
+    return path is not None and os.path.dirname(os.path.realpath(path)) == _PAGES
 
 
 @lru_cache(maxsize=None)
 def _page_uri(code: str) -> str | None:
-    page = page_path(code)
-    return page.as_uri() if page.is_file() else None
+    page = os.path.join(_PAGES, f"{code}.md")
+    return file_uri(page) if os.path.isfile(page) else None
 
 
 def doc_url(code: str, rules: RuleSet | None = None) -> str | None:

@@ -33,12 +33,14 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def detect_format(path: str | None, language_id: str | None, text: str,
                   rule_packs: Sequence[str] = ()) -> str | None:
-    from servelint.extract import formats, shell_by_name
+    from servelint.extract import formats, python_by_name, shell_by_name
     from servelint.rules import is_pack_path
     if is_pack_path(path, rule_packs):
         return "rulepack"
     if shell_by_name(path, language_id):
         return "shell"
+    if python_by_name(path, language_id):
+        return "python"
     for fmt in formats():
         if fmt.detect(path, language_id, text):
             return fmt.name

@@ -36,16 +36,14 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from servelint.lazy import yaml
+from servelint.lazy import LazyPattern, Record, yaml
 from servelint.edits import apply_edits, common_prefix, common_suffix
 from servelint.model import Edit, Fix, LineIndex, Span
 
 
-@dataclass(frozen=True, slots=True)
-class Parse:
+class Parse(Record, frozen=True):
     """What a parser said about a text: how many problems, where the first one is (the
     text's length when there is none), what it is, and the problems of each part (a
     notebook's cells, a Markdown file's code blocks) when the text has parts."""
@@ -154,7 +152,7 @@ def _shell(text: str) -> Parse:
 
 # --- YAML ----------------------------------------------------------------------------------
 
-_TEMPLATE = re.compile(r"\{\{[^\n]*?\}\}")
+_TEMPLATE = LazyPattern(r"\{\{[^\n]*?\}\}")
 
 
 def _blank_templates(text: str) -> str:
@@ -219,7 +217,7 @@ def _strict_json(text: str) -> tuple[object, Parse]:
 
 # --- Python and notebook cells ---------------------------------------------------------------
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END = LazyPattern(r"\r\n|\r|\n")
 
 
 def _python_error(text: str) -> tuple[int, str] | None:
@@ -335,10 +333,10 @@ _INSTRUCTIONS = {"FROM", "RUN", "CMD", "ENTRYPOINT", "ENV", "ARG", "LABEL", "EXP
                  "SHELL", "MAINTAINER"}
 _EXEC_FORM = {"RUN", "CMD", "ENTRYPOINT", "SHELL", "ADD", "COPY", "VOLUME"}
 _SHELL_FORM = {"RUN", "CMD", "ENTRYPOINT"}
-_DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z][A-Za-z0-9_-]*)[ \t]*=[ \t]*(\S*)[ \t]*$")
-_HEREDOC = re.compile(r"<<-?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1")
-_FLAG = re.compile(r"--[A-Za-z-]+(?:=(?:\"[^\"]*\"|'[^']*'|\S*))?[ \t]+")
-_DOCKER_LINES = re.compile(r"[^\n]*(?:\n|$)")
+_DIRECTIVE = LazyPattern(r"#[ \t]*([A-Za-z][A-Za-z0-9_-]*)[ \t]*=[ \t]*(\S*)[ \t]*$")
+_HEREDOC = LazyPattern(r"<<-?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_FLAG = LazyPattern(r"--[A-Za-z-]+(?:=(?:\"[^\"]*\"|'[^']*'|\S*))?[ \t]+")
+_DOCKER_LINES = LazyPattern(r"[^\n]*(?:\n|$)")
 
 
 def _dockerfile(text: str) -> Parse:
@@ -419,7 +417,7 @@ def _dockerfile(text: str) -> Parse:
 
 # --- Markdown --------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^([ \t]*(?:>[ \t]?)*[ \t]*)(`{3,}|~{3,})(.*)$")
+_FENCE = LazyPattern(r"^([ \t]*(?:>[ \t]?)*[ \t]*)(`{3,}|~{3,})(.*)$")
 _SHELL_INFO = {"bash", "sh", "shell", "zsh", "ksh"}
 _PYTHON_INFO = {"python", "py", "python3"}
 

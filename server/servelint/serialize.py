@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from servelint.lazy import file_uri
 from servelint.model import Finding, LineIndex, Severity, Span
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def related_information(f: Finding, index: LineIndex, uri: str) -> list[dict]:
         if r.path is None:
             loc = {"uri": uri, "range": lsp_range(index, r.span)}
         elif r.range is not None:
-            loc = {"uri": Path(os.path.abspath(r.path)).as_uri(), "range": _tuple_range(r.range)}
+            loc = {"uri": file_uri(os.path.abspath(r.path)), "range": _tuple_range(r.range)}
         else:
             continue
         out.append({"location": loc, "message": r.message})

@@ -92,3 +92,19 @@ def shell_by_name(path: str | None, language_id: str | None) -> bool:
         return False
     dot = base.rfind(".")
     return dot > 0 and base[dot:] in (".sh", ".bash", ".zsh", ".ksh")  # .bats: a Dockerfile may be sniffed
+
+
+def python_by_name(path: str | None, language_id: str | None) -> bool:
+    """Whether the file is certainly a Python module by its name alone (`.py`, `.pyw`, not
+    named like a Dockerfile, no other language from the editor): the formats asked before
+    Python (notebook cells, Dockerfiles, launch.json, Markdown, notebooks) never claim such
+    a name, so `servelint check x.py` need not import every format's module (a fifth of
+    a cold check of a 200-line module). tests/test_cold_start.py compares the two ways."""
+    if not path or language_id not in (None, "", "plaintext", "python"):
+        return False
+    base = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if base.startswith(("dockerfile", "containerfile")):
+        return False
+    base = base.lstrip(".")  # as os.path.splitext: a leading dot starts no suffix
+    dot = base.rfind(".")
+    return dot > 0 and base[dot:] in (".py", ".pyw")

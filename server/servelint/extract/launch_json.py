@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass
 
 import tree_sitter
-import tree_sitter_bash
 
 from servelint.extract.common import ExtractResult, ListHost, ReadOnlyHost, add_notice, empty
 from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost, deep_notices,
@@ -83,7 +82,8 @@ _local_parser = None
 def _shell_parser() -> tree_sitter.Parser:
     global _local_parser
     if _local_parser is None:
-        _local_parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        from servelint.extract.shell import bash_language
+        _local_parser = tree_sitter.Parser(tree_sitter.Language(bash_language()))
     return _local_parser
 
 

@@ -15,7 +15,6 @@ import threading
 from dataclasses import dataclass, field
 
 import tree_sitter
-import tree_sitter_bash
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
 from servelint.lintcache import LaunchList, extract_memo, fingerprint, moved, moved_again
@@ -24,10 +23,44 @@ from servelint.model import LINE_READS, Edit, Finding, Fix, Launch, LineIndex, R
 _local = threading.local()
 
 
+def bash_language() -> object:
+    """tree_sitter_bash.language(), read from its compiled `_binding` module without running
+    the package's `__init__`, which imports importlib.resources (with pathlib, urllib and
+    tempfile: a twelfth of a cold check) for highlight queries servelint never reads. Any
+    surprise in the package's layout: the plain import."""
+    global _LANGUAGE
+    if _LANGUAGE is None:
+        try:
+            import importlib.machinery
+            import importlib.util
+            import os
+
+            spec = importlib.util.find_spec("tree_sitter_bash")
+            folder = next(iter(spec.submodule_search_locations or ()))  # type: ignore[union-attr]
+            binding = next(os.path.join(folder, "_binding" + suffix)
+                           for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                           if os.path.isfile(os.path.join(folder, "_binding" + suffix)))
+            loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", binding)
+            found = importlib.util.spec_from_loader(loader.name, loader)
+            if found is None:
+                raise ImportError(loader.name)
+            module = importlib.util.module_from_spec(found)
+            loader.exec_module(module)
+            _LANGUAGE = module.language()
+        except Exception:
+            import tree_sitter_bash
+
+            _LANGUAGE = tree_sitter_bash.language()
+    return _LANGUAGE
+
+
+_LANGUAGE: object | None = None
+
+
 def _parser() -> tree_sitter.Parser:
     parser = getattr(_local, "parser", None)
     if parser is None:
-        parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        parser = tree_sitter.Parser(tree_sitter.Language(bash_language()))
         _local.parser = parser
     return parser
 
