@@ -145,3 +145,46 @@ class ReadOnlyHost:
 
     def remove(self, first: Token, last: Token) -> Edit | None:
         return None
+
+
+class RegionHost:
+    """The host of a kept launch: the part of the document it came from (a Dockerfile
+    stage, a compose service, a launch.json configuration) is read again from the newest
+    text (`doc.text`, `doc.index`) when an edit is first asked for, and that launch's own
+    host answers (`_host`, per format). `name` and `quote_context` are the real host's."""
+
+    __slots__ = ("doc", "name", "quote_context")
+
+    def __init__(self, doc, like):
+        self.doc = doc
+        self.name = like.name
+        self.quote_context = like.quote_context
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def index(self) -> LineIndex:
+        return self.doc.index
+
+    def _host(self) -> Host:
+        raise NotImplementedError
+
+    def _read_only(self) -> ReadOnlyHost:
+        return ReadOnlyHost(self.doc.text, self.doc.index, self.name)
+
+    def quote(self, value: str) -> str | None:
+        return self._host().quote(value)
+
+    def replace(self, token: Token, value: str) -> Edit | None:
+        return self._host().replace(token, value)
+
+    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
+        return self._host().replace_words(first, last, words)
+
+    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
+        return self._host().insert_after(token, words)
+
+    def remove(self, first: Token, last: Token) -> Edit | None:
+        return self._host().remove(first, last)

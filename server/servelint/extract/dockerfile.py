@@ -32,7 +32,8 @@ import re
 from typing import Iterable, Sequence
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.extract.common import ExtractResult, ListHost, script_launches, script_word
+from servelint.extract.common import (ExtractResult, ListHost, RegionHost, script_launches,
+                                      script_word)
 from servelint.extract.shell import ShellHost, find_entry, remove_in_line
 from servelint.lintcache import LaunchList, Moved, extract_memo, moved, shifted_launch
 from servelint.model import Edit, Fix, Launch, LineIndex, Related, Span, Token
@@ -864,48 +865,22 @@ class _Document:
         self.text, self.index, self.escape, self.args = text, index, escape, args
 
 
-class _StageHost:
+class _StageHost(RegionHost):
     """The host of the `nth` launch of the stage at [start, end) of the document's newest
-    text: the stage is read again when an edit is first asked for, and that launch's own
-    host answers. `name` and `quote_context` are the real host's."""
+    text (common.RegionHost)."""
 
-    __slots__ = ("doc", "start", "end", "nth", "name", "quote_context")
+    __slots__ = ("start", "end", "nth")
 
     def __init__(self, doc: _Document, start: int, end: int, nth: int, like):
-        self.doc, self.start, self.end, self.nth = doc, start, end, nth
-        self.name = like.name
-        self.quote_context = like.quote_context
-
-    @property
-    def text(self) -> str:
-        return self.doc.text
-
-    @property
-    def index(self) -> LineIndex:
-        return self.doc.index
+        super().__init__(doc, like)
+        self.start, self.end, self.nth = start, end, nth
 
     def _host(self):
         doc = self.doc
         read = _read_region(doc.text, doc.index, doc.escape, doc.args, self.start, self.end)
         if read is None or self.nth >= len(read[0].launches):
-            from servelint.extract.common import ReadOnlyHost
-            return ReadOnlyHost(doc.text, doc.index, self.name)
+            return self._read_only()
         return read[0].launches[self.nth].host
-
-    def quote(self, value: str) -> str | None:
-        return self._host().quote(value)
-
-    def replace(self, token: Token, value: str) -> Edit | None:
-        return self._host().replace(token, value)
-
-    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
-        return self._host().replace_words(first, last, words)
-
-    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        return self._host().insert_after(token, words)
-
-    def remove(self, first: Token, last: Token) -> Edit | None:
-        return self._host().remove(first, last)
 
 
 def _read_region(text: str, index: LineIndex, escape: str, args: dict, start: int,

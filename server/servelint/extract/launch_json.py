@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from servelint.extract.common import ExtractResult, ListHost, ReadOnlyHost, add_notice, empty
+from servelint.extract.common import (ExtractResult, ListHost, RegionHost, add_notice,
+                                      empty)
 from servelint.extract.jsonpos import (InnerText, JArray, JObject, JString, MappedHost, deep_notices,
                                        has_lone_surrogate, map_token, parse, parse_value_at,
                                        remove_elements,
@@ -290,26 +291,15 @@ def _without_host(launch: Launch) -> Launch:
     return shifted_launch(launch, 0, None)
 
 
-class _ConfigHost:
+class _ConfigHost(RegionHost):
     """The host of a kept launch whose configuration starts at `start` of the document's
-    newest text: the configuration is read again when an edit is first asked for, and its
-    launch's own host answers. `name` and `quote_context` are the real host's."""
+    newest text (common.RegionHost)."""
 
-    __slots__ = ("doc", "start", "name", "quote_context")
+    __slots__ = ("start",)
 
     def __init__(self, doc: _Document, start: int, like):
-        self.doc = doc
+        super().__init__(doc, like)
         self.start = start
-        self.name = like.name
-        self.quote_context = like.quote_context
-
-    @property
-    def text(self) -> str:
-        return self.doc.text
-
-    @property
-    def index(self) -> LineIndex:
-        return self.doc.index
 
     def _host(self):
         # Not kept: a host holds the text it was made for (one configuration read again
@@ -317,22 +307,7 @@ class _ConfigHost:
         doc = self.doc
         node, _, _ = parse_value_at(doc.text, self.start, doc.depth)
         launch = _launch(node, doc.text, doc.index) if isinstance(node, JObject) else None
-        return launch.host if launch is not None else ReadOnlyHost(doc.text, doc.index, self.name)
-
-    def quote(self, value: str) -> str | None:
-        return self._host().quote(value)
-
-    def replace(self, token: Token, value: str) -> Edit | None:
-        return self._host().replace(token, value)
-
-    def replace_words(self, first: Token, last: Token, words: list[str]) -> Edit | None:
-        return self._host().replace_words(first, last, words)
-
-    def insert_after(self, token: Token, words: list[str]) -> Edit | None:
-        return self._host().insert_after(token, words)
-
-    def remove(self, first: Token, last: Token) -> Edit | None:
-        return self._host().remove(first, last)
+        return launch.host if launch is not None else self._read_only()
 
 
 def _extract_edited(text: str, index: LineIndex, memo: dict) -> ExtractResult | None:

@@ -51,7 +51,7 @@ else:
     from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.extract import yamlpos
-from servelint.extract.common import (ExtractResult, add_notice, launch_from_tokens,
+from servelint.extract.common import (ExtractResult, RegionHost, add_notice, launch_from_tokens,
                                       script_launches, script_word)
 from servelint.extract.shell import find_entry
 from servelint.extract import yaml_crds
@@ -1235,49 +1235,23 @@ class _ComposeDoc:
         self.text, self.index, self.column = text, index, column
 
 
-class _ServiceHost:
+class _ServiceHost(RegionHost):
     """The host of the `nth` launch of the service at [start, end) of the document's
-    newest text: the service is read again when an edit is first asked for, and that
-    launch's own host answers. `name` and `quote_context` are the real host's."""
+    newest text (common.RegionHost)."""
 
-    __slots__ = ("doc", "start", "end", "nth", "name", "quote_context")
+    __slots__ = ("start", "end", "nth")
 
     def __init__(self, doc: _ComposeDoc, start: int, end: int, nth: int, like):
-        self.doc, self.start, self.end, self.nth = doc, start, end, nth
-        self.name = like.name
-        self.quote_context = like.quote_context
-
-    @property
-    def text(self) -> str:
-        return self.doc.text
-
-    @property
-    def index(self) -> LineIndex:
-        return self.doc.index
+        super().__init__(doc, like)
+        self.start, self.end, self.nth = start, end, nth
 
     def _host(self):
         doc = self.doc
         read = _read_service(doc.text, doc.index, Prepared(doc.text), doc.column, self.start,
                              self.end)
         if read is None or self.nth >= len(read.launches):
-            from servelint.extract.common import ReadOnlyHost
-            return ReadOnlyHost(doc.text, doc.index, self.name)
+            return self._read_only()
         return read.launches[self.nth].host
-
-    def quote(self, value: str):
-        return self._host().quote(value)
-
-    def replace(self, token: Token, value: str):
-        return self._host().replace(token, value)
-
-    def replace_words(self, first: Token, last: Token, words: list[str]):
-        return self._host().replace_words(first, last, words)
-
-    def insert_after(self, token: Token, words: list[str]):
-        return self._host().insert_after(token, words)
-
-    def remove(self, first: Token, last: Token):
-        return self._host().remove(first, last)
 
 
 def _plain_tree(node: Node) -> bool:
