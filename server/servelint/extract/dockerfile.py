@@ -418,20 +418,26 @@ class _Reader:
                 name = words[2].lower() if len(words) >= 3 and words[1].lower() == "as" else None
                 stage = []
                 continue
-            nxt = ins_list[k + 1] if k + 1 < len(ins_list) else None
-            if ins.keyword == "RUN":
-                self.run_instruction(ins, nxt)
-            elif ins.keyword in ("CMD", "ENTRYPOINT", "ENV"):
-                stage.append(ins)
-                if ins.keyword != "ENV":
-                    ins.next = nxt
-            elif ins.keyword in ("COPY", "ADD") and ins.heredocs:
-                self.copy_heredoc(ins)
+            self.instruction(ins_list, k, stage)
         self.stage(stage, base)
         if self.result.launches:
             self.images(ins_list)
         self.result.launches.sort(key=lambda l: l.span.start)
         return self.result
+
+    def instruction(self, ins_list: list[Instruction], k: int, stage: list[Instruction]) -> None:
+        """Read the k-th instruction of a stage: a RUN's launches and a COPY/ADD heredoc's
+        now, CMD/ENTRYPOINT/ENV kept in `stage` for when the stage ends."""
+        ins = ins_list[k]
+        nxt = ins_list[k + 1] if k + 1 < len(ins_list) else None
+        if ins.keyword == "RUN":
+            self.run_instruction(ins, nxt)
+        elif ins.keyword in ("CMD", "ENTRYPOINT", "ENV"):
+            stage.append(ins)
+            if ins.keyword != "ENV":
+                ins.next = nxt
+        elif ins.keyword in ("COPY", "ADD") and ins.heredocs:
+            self.copy_heredoc(ins)
 
     def read_stage(self, ins_list: list[Instruction], args: dict) -> ExtractResult:
         """The launches and findings of one stage (`ins_list` starts with its FROM, which
@@ -439,16 +445,7 @@ class _Reader:
         self.result = ExtractResult([], [])
         stage: list[Instruction] = []
         for k in range(1, len(ins_list)):
-            ins = ins_list[k]
-            nxt = ins_list[k + 1] if k + 1 < len(ins_list) else None
-            if ins.keyword == "RUN":
-                self.run_instruction(ins, nxt)
-            elif ins.keyword in ("CMD", "ENTRYPOINT", "ENV"):
-                stage.append(ins)
-                if ins.keyword != "ENV":
-                    ins.next = nxt
-            elif ins.keyword in ("COPY", "ADD") and ins.heredocs:
-                self.copy_heredoc(ins)
+            self.instruction(ins_list, k, stage)
         self.stage(stage, (None, None, []))
         image = self.from_image(ins_list[0], args)[0]
         for launch in self.result.launches:
