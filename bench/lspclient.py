@@ -54,6 +54,8 @@ class LspClient:
         self._reader: asyncio.Task | None = None
         self._stderr = None
         self.server_requests: list[str] = []
+        # Answers to requests from the server, by method (params -> result); others get null.
+        self.handlers: dict[str, Callable[[Any], Any]] = {}
 
     # --- process --------------------------------------------------------------
 
@@ -170,6 +172,8 @@ class LspClient:
             result: Any = None
             if method == "workspace/configuration":
                 result = [None for _ in (msg.get("params") or {}).get("items", [])]
+            elif method in self.handlers:
+                result = self.handlers[method](msg.get("params"))
             self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
             return
         rec = Received(t, msg)

@@ -607,6 +607,8 @@ async def main(argv: list[str] | None = None) -> int:
 FORMAT_NPM = {"docker-langserver": "dockerfile-language-server-nodejs",
               "vscode-json-language-server": "vscode-langservers-extracted",
               "vscode-markdown-language-server": "vscode-langservers-extracted"}
+# What VS Code's Markdown extension answers the Markdown server's `markdown/parse` with.
+MARKDOWN_IT = os.path.join(NPM_DIR, "node_modules", "markdown-it")
 FORMAT_LAUNCHES = 1000
 SHELL_REFERENCE = "edit_script_20k_1000"
 GOALS.update({"edit_markdown_20k": "peer", "edit_compose_20k": "peer",
@@ -615,24 +617,50 @@ DEBOUNCE_NOTES.update({
     "vscode-json-language-server": "validates 500 ms after the last change (counted)",
     "vscode-markdown-language-server": "pushes nothing: asked with textDocument/diagnostic "
                                        "(pull) after each change, the answer timed; its link "
-                                       "checks turned on (VS Code's default is off)",
+                                       "checks turned on (VS Code's default is off); its "
+                                       "markdown/parse requests answered with markdown-it's "
+                                       "tokens as VS Code's Markdown extension does (counted)",
 })
 
 
 def install_format_peers(versions: dict, notes: list[str], log=print) -> None:
     """dockerfile-language-server-nodejs and vscode-langservers-extracted (JSON and
     Markdown servers) from npm into bench/.peers/npm; their versions into `versions`."""
-    if not all(os.path.exists(npm_bin(b)) for b in FORMAT_NPM):
+    if not all(os.path.exists(npm_bin(b)) for b in FORMAT_NPM) or not os.path.isdir(MARKDOWN_IT):
         if shutil.which("npm"):
-            log("installing " + ", ".join(sorted(set(FORMAT_NPM.values()))) + " (npm) into bench/.peers/npm ...")
+            log("installing " + ", ".join(sorted(set(FORMAT_NPM.values()))) + ", markdown-it (npm) into bench/.peers/npm ...")
             r = _run(["npm", "install", "--prefix", NPM_DIR, "--no-audit", "--no-fund",
-                      "--ignore-scripts", *sorted(set(FORMAT_NPM.values()))])
+                      "--ignore-scripts", *sorted(set(FORMAT_NPM.values())), "markdown-it"])
             if r.returncode:
                 notes.append(f"npm install failed: {r.stderr.strip()[-300:]}")
         else:
             notes.append("npm not found: no Dockerfile, JSON or Markdown language server")
     for binary, package in FORMAT_NPM.items():
         versions[binary] = npm_version(package)
+    versions["markdown-it"] = npm_version("markdown-it")
+
+
+class MarkdownParse:
+    """Answers `markdown/parse` as VS Code's Markdown extension does: markdown-it's tokens
+    of the document (bench/mdparse.js, one node process for the session). The time it
+    takes is in the peer's figure, as the extension host's is in VS Code's."""
+
+    def __init__(self, current: Callable[[], str]):
+        self.current = current  # the document's text now, for a request that names only its uri
+        self.proc = subprocess.Popen([shutil.which("node") or "node", os.path.join(HERE, "mdparse.js"),
+                                      MARKDOWN_IT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, encoding="utf-8")
+
+    def __call__(self, params: dict | None) -> list:
+        text = (params or {}).get("text")
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"text": text if isinstance(text, str) else self.current()}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
 
 def format_cases() -> list[dict]:
@@ -674,6 +702,10 @@ async def lsp_session_pull(cmd: list[str], env: dict | None, uri: str, language_
     """lsp_session for a server that only answers `textDocument/diagnostic` (pull): each
     edit is timed from writing didChange to the answer of the request sent right after."""
     client = LspClient(cmd, cwd=ROOT, stderr_path=STDERR_LOG, env=env)
+    now = {"text": text}
+    parse = MarkdownParse(lambda: now["text"]) if language_id == "markdown" and os.path.isdir(MARKDOWN_IT) else None
+    if parse is not None:
+        client.handlers["markdown/parse"] = parse
     await client.start()
     try:
         await client.initialize(timeout=timeout)
@@ -686,6 +718,7 @@ async def lsp_session_pull(cmd: list[str], env: dict | None, uri: str, language_
         lat, counts = [], []
         for i, (at, _old, new) in enumerate(edit_sites(text, n_edits)):
             text = text[:at] + new + text[at + 1:]
+            now["text"] = text
             line = text.count("\n", 0, at)
             col = at - (text.rfind("\n", 0, at) + 1)
             t0 = await client.did_change(uri, i + 2, [{"range": {
@@ -700,7 +733,7 @@ async def lsp_session_pull(cmd: list[str], env: dict | None, uri: str, language_
                 "diagnostics_first": len((first or {}).get("items") or []),
                 "diagnostics_last": counts[-1]}
     except Exception as exc:
-        if "markdown/parse" in client.server_requests:
+        if "markdown/parse" in client.server_requests and parse is None:
             # vscode-markdown-language-server asks its client for the parse (VS Code's
             # extension answers with markdown-it tokens): a plain LSP client cannot.
             return {"error": "not measurable: it asks the client to parse the Markdown "
@@ -710,6 +743,8 @@ async def lsp_session_pull(cmd: list[str], env: dict | None, uri: str, language_
         return {"error": short_error(exc), "log": log_messages(client)}
     finally:
         await client.stop()
+        if parse is not None:
+            parse.close()
 
 
 async def format_rows(n_edits: int, sl_env, sl_root, run_one, versions: dict, sessions: dict,
