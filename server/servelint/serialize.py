@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from servelint.lazy import file_uri
-from servelint.model import Finding, LineIndex, Severity, Span
+from servelint.model import Finding, Fix, LineIndex, Severity, Span
 
 if TYPE_CHECKING:
     from servelint.engine import LintResult
@@ -42,10 +43,14 @@ def _tuple_range(r: tuple[int, int, int, int]) -> dict:
 
 
 def fixes(f: Finding, index: LineIndex) -> list[dict]:
+    return fix_dicts(f.fixes, index)
+
+
+def fix_dicts(fixes: list[Fix], index: LineIndex) -> list[dict]:
     return [{"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
              "edits": [{"range": lsp_range(index, e.span), "newText": e.new_text}
                        for e in fx.edits]}
-            for fx in f.fixes]
+            for fx in fixes]
 
 
 def related_information(f: Finding, index: LineIndex, uri: str) -> list[dict]:
@@ -91,17 +96,26 @@ def release_of(result: LintResult | None, f: Finding) -> dict | None:
 
 
 def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None,
-               rules: RuleSet | None = None, release: dict | None = None) -> dict:
+               rules: RuleSet | None = None, release: dict | None = None,
+               editor: bool = False) -> dict:
     """The finding's diagnostic. `data` carries the document version it was computed for,
-    the fixes (the code-action handler reads them back) and the SGLang release the launch
-    was judged by. `rules` (the lint's RuleSet) tells which codes come from a user's rule
-    pack, for the documentation link."""
+    the fixes and the SGLang release the launch was judged by (`servelint check` prints
+    them), and SGLang's own message for a rule's finding. `rules` (the lint's RuleSet)
+    tells which codes come from a user's rule pack, for the documentation link.
+
+    `editor`: the diagnostic the language server publishes, whose `data` keeps only the
+    version and SGLang's message. The editor never reads `data`; it hands it back with a
+    code-action request, and the server finds the fixes again in its lint of that version
+    (`ServelintServer.current_finding`), as it does for a diagnostic of an older text.
+    The fixes and the release were half the bytes of every publish."""
     from servelint.docs import doc_url
 
     tags = ([TAG_DEPRECATED] if f.deprecated else []) + ([TAG_UNNECESSARY] if f.unnecessary else [])
-    data: dict[str, Any] = {"version": version, "fixes": fixes(f, index)}
-    if release is not None:
-        data["release"] = release
+    data: dict[str, Any] = {"version": version}
+    if not editor:
+        data["fixes"] = fixes(f, index)
+        if release is not None:
+            data["release"] = release
     if f.sglang is not None:
         data["sglangMessage"] = f.sglang
     return _diagnostic(lsp_range(index, f.span), f.message, int(f.severity), f.code,
@@ -109,10 +123,11 @@ def diagnostic(f: Finding, index: LineIndex, uri: str, version: int | None,
 
 
 def finding_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | None,
-                        rules: RuleSet | None = None, release: dict | None = None) -> list[dict]:
+                        rules: RuleSet | None = None, release: dict | None = None,
+                        editor: bool = False) -> list[dict]:
     """The finding, plus a hint on every other flag it involves (a rule's conflict is
     visible on each of its flags, and each offers the same fixes)."""
-    main = diagnostic(f, index, uri, version, rules, release)
+    main = diagnostic(f, index, uri, version, rules, release, editor)
     out = [main]
     line = main["range"]["start"]["line"] + 1
     href = main.get("codeDescription", {}).get("href")
@@ -128,58 +143,91 @@ def finding_diagnostics(f: Finding, index: LineIndex, uri: str, version: int | N
     return out
 
 
-def result_diagnostics(result: LintResult, uri: str, version: int | None) -> list[dict]:
-    """Every diagnostic of a LintResult, in the order of its findings."""
+def result_diagnostics(result: LintResult, uri: str, version: int | None,
+                       editor: bool = False) -> list[dict]:
+    """Every diagnostic of a LintResult, in the order of its findings (`editor`: as the
+    language server publishes them, see `diagnostic`)."""
     if not result.findings:
         return []
     index = result.index
     return [d for f in result.findings
             for d in finding_diagnostics(f, index, uri, version, result.rules,
-                                         release_of(result, f))]
+                                         None if editor else release_of(result, f), editor)]
 
 
 _VERSION_MARK = "\x00servelint:version\x00"  # stands for the version in a kept fragment
-_MARK_JSON = json.dumps(_VERSION_MARK)
+_MARK_JSON = json.dumps(_VERSION_MARK).encode("ascii")
 
 
-def diagnostics_json(result: LintResult, uri: str, version: int | None) -> str:
-    """`json.dumps(result_diagnostics(result, uri, version))`, compact, made from each
+def diagnostics_json(result: LintResult, uri: str, version: int | None,
+                     editor: bool = False) -> str:
+    """`json.dumps(result_diagnostics(result, uri, version, editor))`, compact: the
+    `diagnostics_parts` joined."""
+    return b"".join(diagnostics_parts(result, uri, version, editor)).decode("ascii")
+
+
+def diagnostics_parts(result: LintResult, uri: str, version: int | None,
+                      editor: bool = False) -> list[bytes]:
+    """The JSON of `result_diagnostics(result, uri, version, editor)` in pieces, to be
+    joined once (`publish_frame` joins them into the message itself), made from each
     finding's kept fragment where it is still right.
 
     A finding the engine's cache re-used (lintcache.moved, or a launch the edit did not
-    touch) shares a holder with the copy it came from. Its text around it is the same
-    (the cache key holds it), so where its start has the same LSP position, the same
-    release and the same rules, its diagnostics are the same JSON but for the document
-    version, which is spliced in: an edit serializes only the findings it changed (a
-    2,222-launch script's 556 diagnostics took 27 ms to build and 15 ms to encode)."""
+    touch) shares a holder with the copy it came from (a finding serialized here for the
+    first time gets one, so the next lint's copies find its JSON). Its text around it is
+    the same (the cache key holds it), so where its start has the same LSP position, the
+    same release (not in the editor's form: no release there) and the same rules, its
+    diagnostics are the same JSON but for the document version, which is spliced in: an
+    edit serializes only the findings it changed (a 2,222-launch script's 556 diagnostics
+    took 27 ms to build and 15 ms to encode). The fragments are ASCII bytes (json.dumps
+    escapes the rest), so the message is encoded once, and as one block."""
     if not result.findings:
-        return "[]"
+        return [b"[]"]
     index = result.index
     rules = result.rules
     releases = result.releases
-    upgrades = {id(u) for u in result.upgrades}
-    ver = json.dumps(version)
-    out: list[str] = []
+    upgrades = {id(u) for u in result.upgrades} if result.upgrades else ()
+    ver = json.dumps(version).encode("ascii")
+    # LineIndex.position, inlined for an ASCII text (the common case; a call per finding
+    # was 40% of this loop).
+    starts = index.lsp_starts if index.ascii else None
+    out: list[bytes] = []
+    append = out.append
     for f in result.findings:
+        append(b",")
+        at = f.span.start
+        if starts is not None:
+            line = bisect_right(starts, at) - 1
+            pos: tuple[int, int] = (line, at - starts[line])
+        else:
+            pos = index.position(at)
+        if editor:
+            release = None
+        else:
+            release = (releases[f.launch_index] if f.launch_index is not None
+                       and f.launch_index < len(releases) else None)
         holder = f.serial
-        release = (releases[f.launch_index] if f.launch_index is not None
-                   and f.launch_index < len(releases) else None)
-        key = None
-        if holder is not None and id(f) not in upgrades:
-            key = (uri, index.position(f.span.start), release, rules)
+        if holder is not None:
             was = holder[0]
-            if was is not None and was[3] is rules and was[1] == key[1] and was[0] == uri \
-                    and was[2] == release:
-                out.append(ver.join(holder[1]))
+            if was is not None and was[1] == pos and was[3] is rules and was[4] is editor \
+                    and was[0] == uri and (was[2] is release or was[2] == release) \
+                    and id(f) not in upgrades:
+                append(ver.join(holder[1]))
                 continue
-        made = json.dumps(finding_diagnostics(f, index, uri, _VERSION_MARK, rules,  # type: ignore[arg-type]
-                                              release_of(result, f)),
-                          separators=(",", ":"))[1:-1]
-        pieces = made.split(_MARK_JSON)
-        if key is not None and holder is not None:
-            holder[0], holder[1] = key, pieces
-        out.append(ver.join(pieces))
-    return "[" + ",".join(out) + "]"
+        made = json.dumps(finding_diagnostics(
+            f, index, uri, _VERSION_MARK, rules,  # type: ignore[arg-type]
+            None if editor else release_of(result, f), editor), separators=(",", ":"))
+        pieces = made[1:-1].encode("ascii").split(_MARK_JSON)
+        if id(f) not in upgrades:
+            key = (uri, pos, release, rules, editor)
+            if holder is None:
+                f.serial = [key, pieces]
+            else:
+                holder[0], holder[1] = key, pieces
+        append(ver.join(pieces))
+    out[0] = b"["  # the first finding's separator: the array's start
+    append(b"]")
+    return out
 
 
 def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> dict:
@@ -188,6 +236,22 @@ def publish_params(uri: str, version: int | None, diagnostics: list[dict]) -> di
     if version is not None:
         params["version"] = version
     return params
+
+
+def publish_frame(uri: str, version: int | None, diagnostics: list[bytes],
+                  content_type: str | None = None) -> bytes:
+    """The whole publishDiagnostics message, framed (Content-Length, and `content_type`
+    when given), around diagnostics already encoded (`diagnostics_parts`): the same JSON
+    as `publish_params` would give, made with one join (one block of the message's size;
+    each large block is a fresh mapping that the kernel fills page by page)."""
+    head = json.dumps({"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS, "params": {"uri": uri}},
+                      separators=(",", ":"))[:-2] + ',"diagnostics":'
+    tail = "}}" if version is None else f',"version":{json.dumps(version)}}}}}'
+    length = len(head) + sum(map(len, diagnostics)) + len(tail)
+    header = f"Content-Length: {length}\r\n"
+    if content_type is not None:
+        header += f"Content-Type: {content_type}\r\n"
+    return b"".join([(header + "\r\n" + head).encode("ascii"), *diagnostics, tail.encode("ascii")])
 
 
 def check_record(path: str, d: dict) -> dict:

@@ -123,10 +123,17 @@ class ReplayIn:
             self.head = io.BytesIO()
 
 
+# How the method of a publishDiagnostics notification reads near the start of its JSON
+# (serialize.publish_frame's, pygls's json.dumps); a string value would have its quotes
+# escaped.
+_PUBLISH_METHOD = (b'"method":"textDocument/publishDiagnostics"',
+                   b'"method": "textDocument/publishDiagnostics"')
+
+
 class DropReply:
     """stdout for pygls: drops its reply to the replayed `initialize`, and the first copy
-    of each notification the bootstrap already sent (the replayed `didOpen` makes pygls
-    publish the same diagnostics again)."""
+    of each notification the bootstrap already sent (settings and rule-pack messages the
+    server repeats while it takes the replayed conversation over)."""
 
     def __init__(self, stream, request_id, sent: list[dict] | tuple[dict, ...] = ()):
         self.stream = stream
@@ -136,7 +143,16 @@ class DropReply:
 
     def write(self, data: bytes) -> None:
         if not self.done:
-            head, _, body = data.partition(b"\r\n\r\n")
+            body = data.partition(b"\r\n\r\n")[2]
+            if any(method in body[:100] for method in _PUBLISH_METHOD):
+                # Diagnostics: never a copy (the server does not publish the fast start's
+                # lint again), and once the server publishes, its replay of what the fast
+                # start sent is over: nothing more is read back here. Else a message the
+                # server never repeats would have every later message decoded, a large
+                # document's diagnostics at each edit.
+                self.done = True
+                self.stream.write(data)
+                return
             try:
                 msg = json.loads(body)
             except ValueError:
@@ -241,7 +257,7 @@ def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
     from servelint.docs import is_rule_page
     from servelint.engine import lint
     from servelint.lintcache import LintCache
-    from servelint.serialize import PUBLISH_DIAGNOSTICS, publish_params, result_diagnostics
+    from servelint.serialize import diagnostics_parts, publish_frame
     from servelint.settings import Settings, workspace_trusted
 
     uri = doc["uri"]
@@ -297,15 +313,19 @@ def _first_lint(stdout, doc: dict, options, params: dict | None = None) -> None:
         if paused:
             gc.enable()
     trace("finished")
-    FIRST[:] = [(uri, version, text, language, settings, result, cache)]
     if result.rules is not None and result.rules.problems:
         logs, shown = pack_problem_messages(result.rules.problems)
         for line in logs[:-1]:
             _send(stdout, {"jsonrpc": "2.0", "method": "window/logMessage",
                            "params": {"type": 1, "message": line}})
         tell(1, shown, logs[-1])
-    _send(stdout, {"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS, "params": publish_params(
-        uri, version, result_diagnostics(result, uri, version))})
+    # The editor's form of the diagnostics (serialize.diagnostic), encoded as the server
+    # encodes them, so each finding keeps its JSON for the server's next publishes. The
+    # server does not publish this lint again (take_first_lint), so it is not replayed.
+    stdout.write(publish_frame(uri, version, diagnostics_parts(result, uri, version, editor=True)))
+    stdout.flush()
+    # Kept for the server once published: it publishes a lint it takes from here no more.
+    FIRST[:] = [(uri, version, text, language, settings, result, cache)]
 
 
 def file_path(uri: str) -> str | None:

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from functools import lru_cache
 
 from lsprotocol import types as lsp
 
 from servelint.model import Finding, LineIndex, Span
-from servelint.serialize import PUBLISH_DIAGNOSTICS, finding_diagnostics, publish_params
+from servelint.serialize import (
+    PUBLISH_DIAGNOSTICS,
+    finding_diagnostics,
+    publish_frame,
+    publish_params,
+)
 
 
 def to_range(index: LineIndex, span: Span) -> lsp.Range:
@@ -48,20 +52,15 @@ def send_diagnostics(server, uri: str, version: int | None, diagnostics: list[di
         method=PUBLISH_DIAGNOSTICS, jsonrpc="2.0", params=publish_params(uri, version, diagnostics)))
 
 
-def send_diagnostics_json(server, uri: str, version: int | None, diagnostics: str) -> None:
-    """send_diagnostics with the diagnostics already encoded (serialize.diagnostics_json),
-    framed as pygls frames its messages (Content-Length counts characters there; the JSON
-    here is ASCII, as json.dumps writes it, so characters are bytes)."""
-    head = json.dumps({"jsonrpc": "2.0", "method": PUBLISH_DIAGNOSTICS,
-                       "params": {"uri": uri}}, separators=(",", ":"))
-    tail = "" if version is None else f',"version":{json.dumps(version)}'
-    body = head[:-2] + ',"diagnostics":' + diagnostics + tail + "}}"
+def send_diagnostics_json(server, uri: str, version: int | None, diagnostics: list[bytes]) -> None:
+    """send_diagnostics with the diagnostics already encoded (serialize.diagnostics_parts):
+    the message is framed as pygls frames its own (serialize.publish_frame) and handed to
+    pygls's writer as one block of bytes, so it leaves in one write."""
     protocol = server.protocol
     if protocol.writer is None:
         return
-    data = (f"Content-Length: {len(body)}\r\n"
-            f"Content-Type: {protocol.CONTENT_TYPE}; charset={protocol.CHARSET}\r\n\r\n" + body)
-    res = protocol.writer.write(data.encode(protocol.CHARSET))
+    res = protocol.writer.write(publish_frame(
+        uri, version, diagnostics, f"{protocol.CONTENT_TYPE}; charset={protocol.CHARSET}"))
     if inspect.isawaitable(res):
         asyncio.ensure_future(res)
 

@@ -375,7 +375,8 @@ class ServelintServer(LanguageServer):
             if current.version != version or current.source != text:
                 state.dirty = True
                 continue
-            self.publish(uri, version, result, state)
+            # The fast start published its lint already (the same diagnostics).
+            self.publish(uri, version, result, state, sent=first is not None)
 
     def trace(self, message: str) -> None:
         """A $/logTrace line when the client asked for verbose tracing (the tests count
@@ -383,7 +384,8 @@ class ServelintServer(LanguageServer):
         if self.trace_lints:
             self.log_trace(lsp.LogTraceParams(message=message))
 
-    def publish(self, uri: str, version, result: LintResult, state: DocState) -> None:
+    def publish(self, uri: str, version, result: LintResult, state: DocState,
+                sent: bool = False) -> None:
         state.version = version
         # The previous result (tens of thousands of objects for a large file) is freed
         # on the lint thread, not on the event loop that reads the next keystroke.
@@ -397,7 +399,9 @@ class ServelintServer(LanguageServer):
                 state.budget_shown = True  # once per document: it may happen at every edit
                 self.window_show_message(lsp.ShowMessageParams(
                     type=lsp.MessageType.Warning, message=f"servelint: {uri_to_path(uri) or uri}: {notice}"))
-        send_diagnostics_json(self, uri, version, serialize.diagnostics_json(result, uri, version))
+        if not sent:
+            send_diagnostics_json(self, uri, version,
+                                  serialize.diagnostics_parts(result, uri, version, editor=True))
 
     def report_pack_problems(self, result: LintResult) -> None:
         """Tell the user once about each broken record of a rule pack; the server goes on
@@ -445,38 +449,39 @@ class ServelintServer(LanguageServer):
 
     @staticmethod
     def current_finding(result: LintResult, diag: lsp.Diagnostic) -> Finding | None:
-        """The finding that has `diag`'s code and range in `result`, the lint of the
-        document's current text (its main token or one of its other flags), or None."""
+        """The finding that `diag` shows in `result`, the lint of the document's current
+        text: one with its code and range (its main token or one of its other flags), the
+        one whose message it shows where several have both; None when there is none (the
+        finding moved or went away since `diag` was published)."""
         rng = diag.range
         want = (rng.start.line, rng.start.character, rng.end.line, rng.end.character)
+        message = diag.message
         index = result.index
+        found = None
         for f in result.findings:
             if f.code != diag.code:
                 continue
-            for span in [f.span] + [r.span for r in f.related if r.mark and r.path is None]:
-                if index.position(span.start) + index.position(span.end) == want:
+            if index.position(f.span.start) + index.position(f.span.end) == want:
+                if message == f.message:
                     return f
-        return None
+                found = found or f
+            for r in f.related:
+                if r.mark and r.path is None and \
+                        index.position(r.span.start) + index.position(r.span.end) == want:
+                    if message.endswith(f.message):  # the hint on one of its other flags
+                        return f
+                    found = found or f
+        return found
 
-    @classmethod
-    def current_fixes(cls, result: LintResult, diag: lsp.Diagnostic) -> list[dict]:
-        """The fixes of `diag`'s finding in `result` ([] when it has none there)."""
-        f = cls.current_finding(result, diag)
-        return [] if f is None else serialize.fixes(f, result.index)
-
-    @classmethod
-    def suppression_actions(cls, result: LintResult, diag: lsp.Diagnostic) -> list[dict]:
-        """"Disable CODE for this launch/file" for `diag`'s finding in `result`, made when
-        the editor asks (engine.suppression_fixes): a lint does not give them to every
-        finding, so an edit's lint is not slowed by them."""
-        f = cls.current_finding(result, diag)
-        if f is None:
-            return []
+    @staticmethod
+    def finding_fixes(result: LintResult, f: Finding) -> list[dict]:
+        """The fixes of `f`, a finding of `result`, as the serializer writes them, then
+        "Disable CODE for this launch/file" (engine.suppression_fixes), made when the
+        editor asks: a lint does not give them to every finding, so an edit's lint is not
+        slowed by them."""
         index = result.index
-        return [{"title": fx.title, "preferred": fx.preferred, "safe": fx.safe,
-                 "edits": [{"range": serialize.lsp_range(index, e.span), "newText": e.new_text}
-                           for e in fx.edits]}
-                for fx in suppression_fixes(result, f)]
+        return serialize.fix_dicts(f.fixes, index) + serialize.fix_dicts(
+            suppression_fixes(result, f), index)
 
     async def fix_all_edit(self, uri: str) -> lsp.TextEdit | None:
         """The one edit that applies every safe fix to the document, or None. Computed
@@ -588,7 +593,7 @@ class ServelintServer(LanguageServer):
             file_uri = Path(path).as_uri()
             if outcome.findings or file_uri in self.workspace_published:
                 send_diagnostics(self, file_uri, None,
-                                 serialize.result_diagnostics(outcome, file_uri, None))
+                                 serialize.result_diagnostics(outcome, file_uri, None, editor=True))
             if outcome.findings:
                 published.add(file_uri)
         for gone in self.workspace_published - published:
@@ -910,18 +915,20 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
         for diag in params.context.diagnostics:
             if diag.source != "servelint" or not isinstance(diag.data, dict):
                 continue
-            fixes = diag.data.get("fixes", [])
+            # The diagnostic does not carry its fixes (serialize.diagnostic's editor
+            # form): they are its finding's in the lint of the current text, the
+            # published one while it is current. VS Code may also ask with the
+            # diagnostics of the text before an edit it just made (the new ones are on
+            # their way): the same finding's fixes in the current text, never edits
+            # computed for another text.
             current = current or await ls.current_result(uri)
-            if diag.data.get("version") not in (None, doc.version):
-                # Edits computed for another text would corrupt this one. VS Code may ask
-                # with the diagnostics of the text before an edit it just made (the new
-                # ones are on their way): use the same finding's fixes in the current text.
-                fixes = ls.current_fixes(current, diag) if current is not None else []
-            if current is not None:
-                fixes = fixes + ls.suppression_actions(current, diag)
-                # Offered only when the fixed text still parses in its own syntax (issue
-                # 17): checked here, for the few fixes asked for, not at every lint.
-                fixes = offered_dicts(current.format, doc.source, current.index, fixes)
+            f = ls.current_finding(current, diag) if current is not None else None
+            if current is None or f is None:
+                continue
+            # Offered only when the fixed text still parses in its own syntax (issue
+            # 17): checked here, for the few fixes asked for, not at every lint.
+            fixes = offered_dicts(current.format, doc.source, current.index,
+                                  ls.finding_fixes(current, f))
             for fx in fixes:
                 actions.append(lsp.CodeAction(
                     title=fx["title"] if str(diag.code) in fx["title"] else f"{fx['title']} ({diag.code})",
