@@ -185,10 +185,14 @@ def shifted_token(t: Token, d: int) -> Token:
 
 def shifted_launch(launch: Launch, d: int, host: Any) -> Launch:
     """The same launch `d` characters further on, edited through `host`. With d == 0 the
-    tokens are shared (nothing downstream changes a token in place)."""
+    tokens are shared (nothing downstream changes a token in place); a thin launch
+    (model.Launch.thin) gives a thin copy."""
     if d == 0:
-        tokens = launch.tokens
+        tokens = launch._tokens
         entry = launch.entry
+    elif launch.is_thin:  # the copy is thin too: its host reads its words where it now is
+        tokens = None
+        entry = shifted_token(launch.entry, d)
     else:
         new = {id(t): shifted_token(t, d) for t in launch.tokens}
         tokens = [new[id(t)] for t in launch.tokens]

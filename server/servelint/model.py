@@ -198,7 +198,9 @@ def write_all(write: Callable[[str], str | None], words: Iterable[str]) -> list[
     return out
 
 
-@dataclass(slots=True)
+_NO_ENV: dict = {}  # Launch's default: a fresh dict per launch (the sentinel is never kept)
+
+
 class Launch:
     """One engine invocation found in a document.
 
@@ -215,20 +217,78 @@ class Launch:
     command it is, its Kubernetes container's or compose service's `image:`, its CI
     job's container, its Dockerfile stage's base image; None when the document does
     not say (release.py reads the SGLang release from it).
+
+    A launch may be kept "thin" (`thin()`): without its tokens, which its host reads
+    again from the document when someone asks for them (a host whose `rereads` is true:
+    `host.reread_tokens(launch)`, checked against the launch's fingerprint). A large script's kept launches are thin:
+    their words took ~3.6 KB a launch (docs/architecture.md, "Memory").
     """
+
+    __slots__ = ("kind", "entry", "_tokens", "host", "span", "env", "anchor", "image",
+                 "env_complete", "fingerprint")
 
     kind: str  # "launch_server", "serve", "router"
     entry: Token
-    tokens: list[Token]
     host: Host
     span: Span
-    env: dict[str, str | None] = field(default_factory=dict)
-    anchor: int = 0
-    image: tuple[str, Span] | None = None
-    env_complete: bool = False  # `env` is the whole environment (a container's `env:` without envFrom)
+    env: dict[str, str | None]
+    anchor: int
+    image: tuple[str, Span] | None
+    env_complete: bool  # `env` is the whole environment (a container's `env:` without envFrom)
     # The launch as read, offsets relative to span.start (lintcache.fingerprint), made once
     # and carried along when a cached launch is moved.
-    fingerprint: tuple | None = None
+    fingerprint: tuple | None
+
+    def __init__(self, kind: str, entry: Token, tokens: list[Token] | None, host: Host,
+                 span: Span, env: dict[str, str | None] = _NO_ENV, anchor: int = 0,
+                 image: tuple[str, Span] | None = None, env_complete: bool = False,
+                 fingerprint: tuple | None = None):
+        self.kind = kind
+        self.entry = entry
+        self._tokens = tokens  # None: thin (read again when asked)
+        self.host = host
+        self.span = span
+        self.env = {} if env is _NO_ENV else env
+        self.anchor = anchor
+        self.image = image
+        self.env_complete = env_complete
+        self.fingerprint = fingerprint
+
+    @property
+    def tokens(self) -> list[Token]:
+        got = self._tokens
+        if got is None:
+            got = self._tokens = self.host.reread_tokens(self)  # type: ignore[attr-defined]
+        return got
+
+    @tokens.setter
+    def tokens(self, value: list[Token]) -> None:
+        self._tokens = value
+
+    @property
+    def is_thin(self) -> bool:
+        return self._tokens is None
+
+    def thin(self) -> None:
+        """Drop the tokens when the host can read them again (they are read when asked)."""
+        if self.fingerprint is not None and getattr(self.host, "rereads", False):
+            self._tokens = None
+
+    def _fields(self) -> tuple:
+        return (self.kind, self.entry, self.tokens, self.host, self.span, self.env, self.anchor,
+                self.image, self.env_complete, self.fingerprint)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # as the dataclass it was: mutable, unhashable
+
+    def __repr__(self) -> str:
+        names = ("kind", "entry", "tokens", "host", "span", "env", "anchor", "image",
+                 "env_complete", "fingerprint")
+        return "Launch(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields())) + ")"
 
 
 class EnvMap(dict):

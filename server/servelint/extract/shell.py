@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from itertools import chain
 import threading
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.lintcache import LaunchList, extract_memo, fingerprint, moved, moved_again
+from servelint.lintcache import _EXTRACT_MEMO, LaunchList, extract_memo, fingerprint, moved, moved_again
 from servelint.model import LINE_READS, Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token, write_all
 
 _local = threading.local()
@@ -1041,6 +1042,53 @@ class ShellHost:
         # Words of a launch written in an array, by span: the array's offset. Words from two
         # places (an array and the command, two arrays) are never edited as one run.
         self.segments: dict[tuple[int, int], int] = {}
+        # A large script's windows (_extract_windows, with a LintCache), their starts and
+        # texts (not the windows: they hold the launches, which hold this host): where the
+        # words of a thin launch (model.Launch.thin) are read again.
+        self.window_starts: array | None = None
+        self.window_texts: list[str] = []
+
+    @property
+    def rereads(self) -> bool:
+        """Its launches may be thin (model.Launch.thin): a large script read in windows."""
+        return self.window_starts is not None
+
+    def reread_tokens(self, launch: Launch) -> list[Token]:
+        """The words of a thin launch of the newest text, read again from its window (as
+        _extract_windows read them), else from a reading of the whole text; only a launch
+        with the same fingerprint at the same place is taken."""
+        start, want = launch.span.start, launch.fingerprint
+        reads = LINE_READS[0]  # reading again is not the checks asking for line numbers
+        try:
+            starts = self.window_starts if self.window_starts is not None else ()
+            k = bisect.bisect_right(starts, start) - 1
+            if k >= 0 and start < starts[k] + len(self.window_texts[k]):
+                parsed = _parse_window(self.window_texts[k], starts[k])
+                if parsed is not None:
+                    part = ShellResult([], [])
+                    _launches_in(*parsed, ShellHost(self.text, self.index, ""), part, 0)
+                    got = self._same(part.launches, start, want)
+                    if got is not None:
+                        return got
+            token = _EXTRACT_MEMO.set(None)  # a plain reading, whatever lint is running
+            try:
+                got = self._same(extract_shell(self.text, self.index).launches, start, want)
+            finally:
+                _EXTRACT_MEMO.reset(token)
+            if got is not None:
+                return got
+        finally:
+            LINE_READS[0] = reads
+        raise LookupError(f"the launch at offset {start} is not in the document's newest text")
+
+    def _same(self, launches: list[Launch], start: int, want: tuple | None) -> list[Token] | None:
+        for found in launches:
+            if found.span.start == start:
+                found.host = self
+                found.fingerprint = None
+                if fingerprint(found) == want:
+                    return found.tokens
+        return None
 
     def _apart(self, first: Token, last: Token) -> bool:
         seg = self.segments
@@ -1490,6 +1538,8 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
                                 w.findings, w.segments, w.line))
     memo["shell-windows"] = made
     memo["shell-index"] = index
+    host.window_starts = array("q", [w.start for w in made])
+    host.window_texts = [w.sub for w in made]
     # One pass in C over the windows' launches; the few windows with findings or array
     # words (kept relative to the window's start) are picked out by comprehensions (a
     # loop with a call per window cost 2 ms for 2,222 windows).
