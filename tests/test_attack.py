@@ -300,6 +300,24 @@ def test_root_cause_removing_a_whole_shell_command_takes_its_terminator():
         assert breaks_syntax("shell", text, apply_edits(text, fx.edits)) is None
 
 
+def test_root_cause_removal_in_a_yaml_block_keeps_the_indentation_after_a_nel():
+    """A block scalar whose lines end in NEL (U+0085: a line break for YAML, none for the
+    editor or the shell): removing an option at the start of a line took the blanks
+    before it, which are the block's indentation, and the YAML no longer parsed (seed 17
+    of the fuzzer on a fresh clone)."""
+    text = ("services:\x85  sglang:\x85    image: lmsysorg/sglang:latest\x85"
+            "    entrypoint: [\"/bin/bash\", \"-c\"]\x85    command:\x85      - |\x85"
+            "        python3 -m sglang.launch_server --model-path m \\\x85"
+            "          ---dp-size 2 --port 30000\x85")
+    removals = [fx for code, fx in fixes_of(text, "/nonexistent/docker-compose.yml")
+                if fx.title.startswith("Remove ---dp-size")]
+    assert removals
+    for fx in removals:
+        after = apply_edits(text, fx.edits)
+        assert breaks_syntax("yaml", text, after) is None, repr(after)
+        assert "\x85          --port 30000" in after, repr(after)
+
+
 def test_root_cause_removing_a_continued_line_keeps_the_crlf_whole():
     """Removing the last line of a continued command took the \\r of its \\r\\n and left the
     \\n (the fuzzer's bad-edit: an edit boundary inside a line end)."""

@@ -5,7 +5,7 @@ format servelint reads, mutated at random, linted, and every fix servelint offer
     .venv/bin/python tools/fuzz.py --seconds 600             # as many as fit (make fuzz)
 
 Documents start from the test corpora (tests/data, tests/golden, examples/, and the SGLang
-launches of ../shared/corpus written into each host format), then get one to four random
+launches of tests/data/corpus written into each host format), then get one to four random
 mutations: characters inserted or deleted (quotes, backslashes, `#`, `$`, brackets),
 flags misspelt or added, suppression comments, line ends changed (\\r\\n, a lone \\r, form
 feed, NEL, U+2028), a byte order mark, text that was not UTF-8 (decoded with
@@ -65,7 +65,8 @@ from servelint.settings import Settings  # noqa: E402
 # configuration, a pyproject.toml, a --config file) is ever read from this repository.
 FAKE_ROOT = "/nonexistent-servelint-fuzz"
 SEED_DIRS = ("tests/data", "tests/golden", "examples")
-SHARED_CORPUS = ROOT.parent / "shared" / "corpus" / "sglang-own-launches.json"
+# SGLang's own launches (the copy of ../shared/corpus in the repository: a clone has no ../shared).
+SHARED_CORPUS = ROOT / "tests" / "data" / "corpus" / "sglang-own-launches.json"
 SKIP_SUFFIXES = (".jsonl", ".expected", ".fixed", ".txt", ".lock")
 MAX_SEED_CHARS = 64_000
 KINDS = ("crash", "internal-error", "hang", "bad-edit", "fix-breaks-syntax", "action-breaks-syntax",
@@ -163,7 +164,7 @@ def launch_documents(entry: str, argv: list[str]) -> list[Seed]:
 
 
 def shared_seeds() -> list[Seed]:
-    """The SGLang launches recorded in ../shared/corpus, in every format (when present)."""
+    """The SGLang launches recorded in tests/data/corpus, in every format."""
     if not SHARED_CORPUS.is_file():
         return []
     seeds = []

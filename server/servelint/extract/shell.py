@@ -1151,9 +1151,19 @@ def remove_words(text: str, index: LineIndex, s: int, e: int) -> Edit:
     return remove_in_line(text, s, e, ls, le, at_line_start=not before.strip())
 
 
+_OTHER_BREAKS = "\x85\u2028\u2029"
+
+
 def remove_in_line(text: str, s: int, e: int, ls: int, le: int, at_line_start: bool) -> Edit:
     """Delete words that share their line with others, with the blanks that separated
-    them: the ones after when the words start the line, else the ones before."""
+    them: the ones after when the words start the line, else the ones before. A line
+    break of YAML that is none for the editor (NEL, U+2028, U+2029) starts a line too:
+    the blanks after one are a block scalar's indentation, which must stay."""
+    if not at_line_start:
+        start = s
+        while start > ls and text[start - 1] in " \t":
+            start -= 1
+        at_line_start = start > ls and text[start - 1] in _OTHER_BREAKS
     if at_line_start:
         end = e
         while end < le and text[end] in " \t":
