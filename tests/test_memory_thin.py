@@ -14,9 +14,44 @@ from test_memory_kept import _bench, _per_launch
 
 def test_large_script_keeps_launches_thin():
     # Every launch's tokens (Token, Span, two offsets: ~200 bytes a word) were kept:
-    # ~7,100 bytes a launch after the open, ~7,450 after edits; thin, ~3,500 and ~3,850.
+    # ~7,100 bytes a launch after the open, ~7,450 after edits; thin, ~3,500 and ~3,850;
+    # with digests for the texts in keys and windows (lintcache.digest) and one empty
+    # tuple or mapping for the many launches and windows without findings, ~2,400 both.
     opened, edited = _per_launch(800)
-    assert opened < 5_000 and edited < 5_000, (opened, edited)
+    assert opened < 3_000 and edited < 3_000, (opened, edited)
+
+
+def test_keys_and_windows_hold_digests_not_text(monkeypatch):
+    """The cache key of a launch, its fingerprint and a window of the memo stand for their
+    text with 16 bytes: each had kept a copy of the document's text (the lines around the
+    launch, the launch as read, the window), 14 MB for 11,110 launches."""
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    text = _bench("gen").script(900, 100, seed=5)
+    cache = LintCache()
+    result = engine.lint(text, "/nonexistent/memory/keys.sh", "shellscript", cache=cache)
+    assert len(result.launches) == 100 and len(cache.entries) == 100
+    for key in cache.entries:
+        assert type(key[0]) is bytes and len(key[0]) == 16
+        fp = key[2]
+        assert type(fp[3]) is bytes and len(fp[3]) == 16
+    windows = cache.extras["shell-windows"]
+    assert len(windows) == 100
+    assert all(type(w.key) is bytes and len(w.key) == 16 for w in windows)
+    assert not any(isinstance(getattr(w, name, None), str) for w in windows for name in w.__slots__)
+
+
+def test_release_memory_keeps_only_the_newest_text():
+    """The release reader's memory of a text (release._DOCS) let the last text live on
+    after an edit (3.6 MB of a 100,000-line script) until a third text came."""
+    from servelint import release
+    gen, peers = _bench("gen"), _bench("peers")
+    text = gen.script(900, 100, seed=6)
+    cache = LintCache()
+    engine.lint(text, "/nonexistent/memory/docs.sh", "shellscript", cache=cache)
+    for at, _old, new in peers.edit_sites(text, 3):
+        text = text[:at] + new + text[at + 1:]
+        engine.lint(text, "/nonexistent/memory/docs.sh", "shellscript", cache=cache)
+        assert [d.text for d in release._DOCS.values()] == [text]
 
 
 def _words(launch: Launch) -> list[tuple]:
@@ -47,3 +82,20 @@ def test_thin_launches_read_their_words_again_exactly(monkeypatch):
         # hover's reading of one launch (result.parsed reads it again when asked)
         assert [u.written for u in result.parsed[20].uses] == \
             [u.written for u in fresh.parsed[20].uses]
+
+
+def test_a_large_documents_previous_result_is_freed_then_the_heap_trimmed(monkeypatch):
+    """server.retire (on the lint thread, after a publish): the previous result is dropped,
+    and for a document of a million characters or more glibc's heap is trimmed (its free
+    pages given back: 115.6 -> 110.8 MiB after 100 edits of the 100,000-line script)."""
+    from servelint.lsp import server
+    trims = []
+    monkeypatch.setattr(server, "trim_heap", lambda: trims.append(1))
+    retired = [object()]
+    server.retire(retired, server.TRIM_CHARS - 1)
+    assert retired == [] and trims == []
+    retired = [object()]
+    server.retire(retired, server.TRIM_CHARS)
+    assert retired == [] and trims == [1]
+    monkeypatch.undo()
+    server.trim_heap()  # the real one: glibc's malloc_trim here, nothing elsewhere

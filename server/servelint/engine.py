@@ -341,6 +341,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     # What each release needs, made once per lint: a file's launches usually share one.
     per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
     memo: dict = {}  # what the launches of this document share (release detection)
+    release_keys: dict[tuple, tuple] = {}  # a launch's release as its cache key says it
     stats: dict[str, tuple | None] = {}  # model config files looked at in this lint
     model_files: dict[str, tuple] = {}  # model config path -> (that path, its stat)
 
@@ -468,10 +469,11 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         if used is not None and cache is not None and not getattr(launch.host, "sources", None):
             line0, ws, we = window(index, launch)
             rel = release.span
-            key = launch_key(text, ws, we, launch, (
-                release.version, release.declared, release.source, release.detail,
-                release.notice, None if rel is None else (rel.start - ws, rel.end - ws),
-                release.path), id(rules))
+            rkey = (release.version, release.declared, release.source, release.detail,
+                    release.notice, None if rel is None else (rel.start - ws, rel.end - ws),
+                    release.path)
+            # One tuple for the launches that say the same (each key holds it).
+            key = launch_key(text, ws, we, launch, release_keys.setdefault(rkey, rkey), id(rules))
             entry = cache.entries.get(key) if key is not None else None
             if entry is not None and key is not None and entry.rules is rules \
                     and (entry.line is None or entry.line == line0) \
@@ -673,6 +675,12 @@ def _seed_release_doc(old: str, text: str, diff: tuple[int, int], index: LineInd
     doc = _doc(text)
     if doc._index is None:
         doc._index = index
+    if before is not None:
+        # Read for this text's lint only: the next edit starts from this text's memory,
+        # and the last text (3.6 MB of a 100,000-line script, and its line index) stayed
+        # alive in _DOCS until a third text came.
+        for key in [k for k, v in _DOCS.items() if v is before]:
+            del _DOCS[key]
     if doc._stages is not None or before is None or before._stages is None:
         return
     p, s = diff
@@ -808,7 +816,7 @@ def _remember(keep: Prev, item, result: LintResult, mine: list[Finding], notices
     keep.keys.append(key)
     keep.raw.append(item)
     keep.releases.append(result.releases[-1])
-    keep.found.append(list(mine) if reusable and window_at is not None else None)
+    keep.found.append((list(mine) if mine else ()) if reusable and window_at is not None else None)
     keep.notices.append(tuple(result.notices[notices_at:]))
     # Not the ParsedLaunch itself: the next lint's result reads the launch again when
     # asked (hover), and the arguments of thousands of launches are not kept twice.

@@ -2,9 +2,9 @@
 
 The caller (the language server, fix-all) keeps one `LintCache` per document and passes it
 to `engine.lint(..., cache=cache)`. Each launch's findings are kept under a key made of
-everything that decides them (see `launch_key`): the text of the lines around the launch,
-the launch as the extractor read it with offsets relative to those lines, its release and
-the rule set. A later lint that meets the same key re-uses the findings with their offsets
+everything that decides them (see `launch_key`): the text of the lines around the launch
+(a digest of it), the launch as the extractor read it with offsets relative to those lines,
+its release and the rule set. A later lint that meets the same key re-uses the findings with their offsets
 moved to where the lines now are. Settings, path and format are checked per lint: when
 they change, everything is forgotten. See docs/architecture.md, "Incremental linting".
 """
@@ -14,14 +14,14 @@ from __future__ import annotations
 import os
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from servelint.model import Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token
 
 
 @dataclass(slots=True)
 class Entry:
-    findings: list[Finding]  # offsets relative to the window start
+    findings: Sequence[Finding]  # offsets relative to the window start (() when none)
     notices: tuple[str, ...]
     rules: Any  # the RuleSet object the findings were made with (compared by identity)
     model_file: tuple[str, tuple | None] | None  # (config.json path, its stat) or None
@@ -69,10 +69,12 @@ def fingerprint(launch: Launch) -> tuple:
     (lowest offset, highest offset, words from another file, everything else as one
     string). Kept on the launch.
 
-    The string is the repr of a tuple of str, int, bool and None values, which tells two
-    such tuples apart exactly; a plain word (its text as written, nothing else set) is
-    written (start, text). A tuple per word took ~100 bytes a word of every launch of the
-    document (19 MB for 11,110 launches), the string ~20; a str keeps its hash."""
+    The last item is a 128-bit digest of the repr of a tuple of str, int, bool and None
+    values (a repr tells two such tuples apart exactly; a plain word, its text as written
+    and nothing else set, is written (start, text)). A tuple per word took ~100 bytes a
+    word of every launch of the document (19 MB for 11,110 launches), the repr itself
+    ~600 bytes a launch (6.7 MB), the digest 49; two launches read differently share a
+    digest with a chance of 2**-128."""
     known = launch.fingerprint
     if known is not None:
         return known
@@ -101,12 +103,26 @@ def fingerprint(launch: Launch) -> tuple:
     if launch.image is not None:
         image = (launch.image[0], launch.image[1].start - base, launch.image[1].end - base)
     host = launch.host
-    fp = (lo - base, hi - base, foreign, repr((
+    fp = (lo - base, hi - base, foreign, digest(repr((
         launch.kind, type(host).__name__, host.name, host.quote_context,
         launch.span.end - base, launch.anchor - base, e.span.start - base, e.span.end - base,
-        e.text, e.raw, toks, sorted(launch.env.items()), launch.env_complete, image)))
+        e.text, e.raw, toks, sorted(launch.env.items()), launch.env_complete, image))))
     launch.fingerprint = fp
     return fp
+
+
+def digest(text: str) -> bytes:
+    """16 bytes standing for `text` in a key kept per launch (a fingerprint, the lines
+    around a launch): the text itself is in the document, and a copy per launch was most
+    of what a large script's cache kept (issue 16: memory). hashlib is imported on the
+    first call: a cold check of one file keeps no cache and never pays for it."""
+    if not _BLAKE2B:
+        from hashlib import blake2b
+        _BLAKE2B.append(blake2b)
+    return _BLAKE2B[0](text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+_BLAKE2B: list = []
 
 
 def window(index: LineIndex, launch: Launch) -> tuple[int, int, int]:
@@ -126,16 +142,19 @@ def launch_key(text: str, ws: int, we: int, launch: Launch, release: tuple,
     fp = fingerprint(launch)
     if fp[2]:
         return None
-    return (text[ws:we], launch.span.start - ws, fp, release, rules_id)
+    return (digest(text[ws:we]), launch.span.start - ws, fp, release, rules_id)
 
 
 def _inside(span: Span, ws: int, we: int) -> bool:
     return ws <= span.start and span.end <= we
 
 
-def relative(findings: list[Finding], ws: int, we: int) -> list[Finding] | None:
+def relative(findings: list[Finding], ws: int, we: int) -> Sequence[Finding] | None:
     """The findings with offsets relative to `ws`, or None when one reaches outside
-    [ws, we] (then they cannot be moved with the window and are not kept)."""
+    [ws, we] (then they cannot be moved with the window and are not kept); () when there
+    are none (most launches of a large file: an empty list each was 56 bytes)."""
+    if not findings:
+        return ()
     for f in findings:
         if not _inside(f.span, ws, we):
             return None

@@ -14,11 +14,12 @@ from array import array
 from itertools import chain
 import threading
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import tree_sitter
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.lintcache import _EXTRACT_MEMO, LaunchList, extract_memo, fingerprint, moved, moved_again
+from servelint.lintcache import _EXTRACT_MEMO, LaunchList, digest, extract_memo, fingerprint, moved, moved_again
 from servelint.model import LINE_READS, Edit, Finding, Fix, Launch, LineIndex, Related, Span, Token, write_all
 
 _local = threading.local()
@@ -1042,11 +1043,11 @@ class ShellHost:
         # Words of a launch written in an array, by span: the array's offset. Words from two
         # places (an array and the command, two arrays) are never edited as one run.
         self.segments: dict[tuple[int, int], int] = {}
-        # A large script's windows (_extract_windows, with a LintCache), their starts and
-        # texts (not the windows: they hold the launches, which hold this host): where the
-        # words of a thin launch (model.Launch.thin) are read again.
+        # A large script's windows (_extract_windows, with a LintCache), where their texts
+        # start and end in self.text (not the windows: they hold the launches, which hold
+        # this host): where the words of a thin launch (model.Launch.thin) are read again.
         self.window_starts: array | None = None
-        self.window_texts: list[str] = []
+        self.window_ends: array = array("q")
 
     @property
     def rereads(self) -> bool:
@@ -1062,8 +1063,8 @@ class ShellHost:
         try:
             starts = self.window_starts if self.window_starts is not None else ()
             k = bisect.bisect_right(starts, start) - 1
-            if k >= 0 and start < starts[k] + len(self.window_texts[k]):
-                parsed = _parse_window(self.window_texts[k], starts[k])
+            if 0 <= k < len(self.window_ends) and start <= self.window_ends[k]:
+                parsed = _parse_window(self.text[starts[k]:self.window_ends[k]] + "\n", starts[k])
                 if parsed is not None:
                     part = ShellResult([], [])
                     _launches_in(*parsed, ShellHost(self.text, self.index, ""), part, 0)
@@ -1402,6 +1403,12 @@ def _window_lines(lines: "_Lines", index: LineIndex, text: str, first: int, last
 
 
 _SGLANG = re.compile(r"sglang")
+# How many launches one reading of a large script's windows keeps with their words until
+# their checks ran (model.Launch.thin); the others are thin at once and read again when
+# checked: a peak of ~3.6 KB a launch for at most this many launches. A script with more
+# pays a second reading of the others on its first lint (11,110 launches: 3.3 -> ~4 s;
+# 2,222 launches: nothing).
+KEEP_WORDS = 1000
 
 
 def _parse_window(sub: str, start: int) -> "tuple[object, Source] | None":
@@ -1416,6 +1423,9 @@ def _parse_window(sub: str, start: int) -> "tuple[object, Source] | None":
     return tree, src
 
 
+_NO_SEGMENTS: dict = {}  # a window without array words (never written to)
+
+
 @dataclass(slots=True)
 class _Window:
     """A window of the last lint of a document (LintCache memo): its lines, where it
@@ -1425,9 +1435,10 @@ class _Window:
     first: int
     last: int
     start: int
-    sub: str
+    end: int  # where its text ends in the document (the window is that text and "\n")
+    key: bytes  # lintcache.digest of its text: a copy per window kept the document twice
     items: list
-    findings: list
+    findings: Sequence[Finding]
     segments: dict
     line: int | None  # the line its findings were made for, when they name line numbers
 
@@ -1508,17 +1519,22 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
             continue
         break
     # The windows the edit may have moved or changed, by their text.
-    by_text = {w.sub: w for w in old[len(before):len(old) - len(after)]} if middle else {}
+    by_text = {w.key: w for w in old[len(before):len(old) - len(after)]} if middle else {}
     made: list[_Window] = list(before)
+    if host.window_starts is None:
+        host.window_starts = array("q")  # its launches may be thin (set again below)
+    fresh = 0  # launches read in this lint
     for s, e in middle:
         start = index.line_start(s)
-        sub = text[start:index.line_end(e)] + "\n"
-        hit = by_text.get(sub)
+        end = index.line_end(e)
+        sub = text[start:end] + "\n"
+        key = digest(sub)
+        hit = by_text.get(key)
         if hit is not None and hit.line is not None and hit.line != s:
             hit = None  # its findings name line numbers, and the window moved to other lines
         if hit is not None:
             shift = start - hit.start
-            made.append(_Window(s, e, start, sub,
+            made.append(_Window(s, e, start, end, key,
                                 [moved_again(i, shift, host) for i in hit.items]
                                 if shift else hit.items,
                                 hit.findings, hit.segments, hit.line))
@@ -1534,22 +1550,32 @@ def _extract_windows(text: str, index: LineIndex) -> ShellResult | None:
         for launch in part.launches:
             launch.host = host
             fingerprint(launch)
-        made.append(_Window(s, e, start, sub, part.launches,
-                            [moved(f, -start) for f in part.findings],
+            fresh += 1
+            if fresh > KEEP_WORDS:
+                # Past the first KEEP_WORDS launches of one reading, a launch is thin from
+                # the start (its words are read again when its checks ask): the words of
+                # every launch of a whole large script were all alive at once, and the
+                # memory they left free when dropped stayed with the process.
+                launch.thin()
+        # () and one shared empty mapping where a window has no findings or array words
+        # (most of them: an empty list and dict each were 120 bytes a window).
+        made.append(_Window(s, e, start, end, key, part.launches,
+                            [moved(f, -start) for f in part.findings] if part.findings else (),
                             {(a - start, b - start): seg - start
-                             for (a, b), seg in own.segments.items()},
+                             for (a, b), seg in own.segments.items()}
+                            if own.segments else _NO_SEGMENTS,
                             s if part.findings and LINE_READS[0] != reads else None))
     if d == 0 and dlines == 0:
         made.extend(after)  # an edit that kept the length: nothing below it moved
     else:
         for w in after:
-            made.append(_Window(w.first + dlines, w.last + dlines, w.start + d, w.sub,
+            made.append(_Window(w.first + dlines, w.last + dlines, w.start + d, w.end + d, w.key,
                                 [moved_again(i, d, host) for i in w.items] if d else w.items,
                                 w.findings, w.segments, w.line))
     memo["shell-windows"] = made
     memo["shell-index"] = index
     host.window_starts = array("q", [w.start for w in made])
-    host.window_texts = [w.sub for w in made]
+    host.window_ends = array("q", [w.end for w in made])
     # One pass in C over the windows' launches; the few windows with findings or array
     # words (kept relative to the window's start) are picked out by comprehensions (a
     # loop with a call per window cost 2 ms for 2,222 windows).
