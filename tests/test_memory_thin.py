@@ -99,3 +99,24 @@ def test_a_large_documents_previous_result_is_freed_then_the_heap_trimmed(monkey
     assert retired == [] and trims == [1]
     monkeypatch.undo()
     server.trim_heap()  # the real one: glibc's malloc_trim here, nothing elsewhere
+
+
+def test_old_cache_entries_are_bounded_over_many_edits(monkeypatch):
+    """Each edit of a launch leaves the entry of its old text (an undo finds it); they
+    were dropped only past twice the launches (~1 KB an edit of the 11,110-launch script:
+    +9.8 MiB over 10,000 edits), now past engine.STALE_ENTRIES."""
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    monkeypatch.setattr(engine, "STALE_ENTRIES", 8)
+    gen, peers = _bench("gen"), _bench("peers")
+    text = gen.script(900, 100, seed=7)
+    cache = LintCache()
+    engine.lint(text, "/nonexistent/memory/stale.sh", "shellscript", cache=cache)
+    most = 0
+    for at, _old, new in peers.edit_sites(text, 60):
+        text = text[:at] + new + text[at + 1:]
+        result = engine.lint(text, "/nonexistent/memory/stale.sh", "shellscript", cache=cache)
+        most = max(most, len(cache.entries))
+    assert len(result.launches) == 100
+    assert 100 < most <= 100 + 8 + 1, most
+    fresh = engine.lint(text, "/nonexistent/memory/stale.sh", "shellscript")
+    assert [(f.code, f.span) for f in result.findings] == [(f.code, f.span) for f in fresh.findings]
