@@ -118,7 +118,7 @@ def install(log=print) -> dict:
             r = _run(["apt-get", "download", "shellcheck"], cwd=DEB_DIR)
             debs = sorted(f for f in os.listdir(DEB_DIR) if f.startswith("shellcheck_") and f.endswith(".deb"))
             if debs:
-                r = _run(["dpkg", "-x", debs[-1], os.path.join(DEB_DIR, "root")])
+                r = _run(["dpkg", "-x", os.path.join(DEB_DIR, debs[-1]), os.path.join(DEB_DIR, "root")])
             if r.returncode or not os.path.exists(SHELLCHECK_BIN):
                 notes.append(f"ShellCheck not installed ({r.stderr.strip()[-200:]}): "
                              "bash-language-server runs without it")
