@@ -188,3 +188,24 @@ class RegionHost:
 
     def remove(self, first: Token, last: Token) -> Edit | None:
         return self._host().remove(first, last)
+
+
+class NthInRegionHost(RegionHost):
+    """A RegionHost for the `nth` launch of the part of the document at [start, end) (a
+    Dockerfile stage, a compose service): `_launches` reads that part of the newest text
+    again and gives its launches (None when it no longer reads)."""
+
+    __slots__ = ("start", "end", "nth")
+
+    def __init__(self, doc, start: int, end: int, nth: int, like):
+        super().__init__(doc, like)
+        self.start, self.end, self.nth = start, end, nth
+
+    def _launches(self) -> list | None:
+        raise NotImplementedError
+
+    def _host(self) -> Host:
+        launches = self._launches()
+        if launches is None or self.nth >= len(launches):
+            return self._read_only()
+        return launches[self.nth].host

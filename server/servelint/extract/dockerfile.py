@@ -32,7 +32,7 @@ import re
 from typing import Iterable, Sequence
 
 from servelint.checks.broken_continuation import CHECK as BROKEN_CONTINUATION
-from servelint.extract.common import (ExtractResult, ListHost, RegionHost, script_launches,
+from servelint.extract.common import (ExtractResult, ListHost, NthInRegionHost, script_launches,
                                       script_word)
 from servelint.extract.shell import ShellHost, find_entry, remove_in_line
 from servelint.lintcache import LaunchList, Moved, extract_memo, moved, shifted_launch
@@ -862,22 +862,16 @@ class _Document:
         self.text, self.index, self.escape, self.args = text, index, escape, args
 
 
-class _StageHost(RegionHost):
+class _StageHost(NthInRegionHost):
     """The host of the `nth` launch of the stage at [start, end) of the document's newest
-    text (common.RegionHost)."""
+    text (common.NthInRegionHost)."""
 
-    __slots__ = ("start", "end", "nth")
+    __slots__ = ()
 
-    def __init__(self, doc: _Document, start: int, end: int, nth: int, like):
-        super().__init__(doc, like)
-        self.start, self.end, self.nth = start, end, nth
-
-    def _host(self):
+    def _launches(self) -> list | None:
         doc = self.doc
         read = _read_region(doc.text, doc.index, doc.escape, doc.args, self.start, self.end)
-        if read is None or self.nth >= len(read[0].launches):
-            return self._read_only()
-        return read[0].launches[self.nth].host
+        return None if read is None else read[0].launches
 
 
 def _read_region(text: str, index: LineIndex, escape: str, args: dict, start: int,

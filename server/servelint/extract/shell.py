@@ -1160,19 +1160,17 @@ def remove_in_line(text: str, s: int, e: int, ls: int, le: int, at_line_start: b
     them: the ones after when the words start the line, else the ones before. A line
     break of YAML that is none for the editor (NEL, U+2028, U+2029) starts a line too:
     the blanks after one are a block scalar's indentation, which must stay."""
+    start = s
     if not at_line_start:
-        start = s
         while start > ls and text[start - 1] in " \t":
             start -= 1
-        at_line_start = start > ls and text[start - 1] in _OTHER_BREAKS
+        if start > ls and text[start - 1] in _OTHER_BREAKS:
+            at_line_start = True
     if at_line_start:
         end = e
         while end < le and text[end] in " \t":
             end += 1
         return Edit(Span(s, end), "")
-    start = s
-    while start > ls and text[start - 1] in " \t":
-        start -= 1
     return Edit(Span(start, e), "")
 
 

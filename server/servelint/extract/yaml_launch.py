@@ -51,7 +51,7 @@ else:
     from servelint.lazy import yaml  # PyYAML on first use: a shell file never imports it
 
 from servelint.extract import yamlpos
-from servelint.extract.common import (ExtractResult, RegionHost, add_notice, launch_from_tokens,
+from servelint.extract.common import (ExtractResult, NthInRegionHost, add_notice, launch_from_tokens,
                                       script_launches, script_word)
 from servelint.extract.shell import find_entry
 from servelint.extract import yaml_crds
@@ -1235,23 +1235,17 @@ class _ComposeDoc:
         self.text, self.index, self.column = text, index, column
 
 
-class _ServiceHost(RegionHost):
+class _ServiceHost(NthInRegionHost):
     """The host of the `nth` launch of the service at [start, end) of the document's
-    newest text (common.RegionHost)."""
+    newest text (common.NthInRegionHost)."""
 
-    __slots__ = ("start", "end", "nth")
+    __slots__ = ()
 
-    def __init__(self, doc: _ComposeDoc, start: int, end: int, nth: int, like):
-        super().__init__(doc, like)
-        self.start, self.end, self.nth = start, end, nth
-
-    def _host(self):
+    def _launches(self) -> list | None:
         doc = self.doc
         read = _read_service(doc.text, doc.index, Prepared(doc.text), doc.column, self.start,
                              self.end)
-        if read is None or self.nth >= len(read.launches):
-            return self._read_only()
-        return read.launches[self.nth].host
+        return None if read is None else read.launches
 
 
 def _plain_tree(node: Node) -> bool:

@@ -24,7 +24,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Mapping
 
@@ -976,22 +976,18 @@ async def code_action(ls: ServelintServer, params: lsp.CodeActionParams):
     return actions or None
 
 
+@cache
 def _glibc():
     """The C library when it is glibc on Linux (mallopt, malloc_trim), else None."""
-    if not _GLIBC:
-        lib = None
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
-                lib = ctypes.CDLL(None)
-                lib.mallopt, lib.malloc_trim  # glibc's; musl has neither
-            except (OSError, AttributeError):
-                lib = None
-        _GLIBC.append(lib)
-    return _GLIBC[0]
-
-
-_GLIBC: list = []
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        lib = ctypes.CDLL(None)
+        lib.mallopt, lib.malloc_trim  # glibc's; musl has neither
+    except (OSError, AttributeError):
+        return None
+    return lib
 
 
 def tune_malloc() -> None:
