@@ -120,3 +120,54 @@ def test_old_cache_entries_are_bounded_over_many_edits(monkeypatch):
     assert 100 < most <= 100 + 8 + 1, most
     fresh = engine.lint(text, "/nonexistent/memory/stale.sh", "shellscript")
     assert [(f.code, f.span) for f in result.findings] == [(f.code, f.span) for f in fresh.findings]
+
+
+def test_launches_read_again_share_the_tuples_of_the_others(monkeypatch):
+    """A launch read again after an edit shares its release's key tuple and its model file's
+    (path, stat) with the launches read before it: a copy of each per edited launch was
+    ~300 bytes, and over 10,000 edits of an 11,110-launch script the server grew 2.7 MiB."""
+    monkeypatch.setattr(shell, "WINDOW_THRESHOLD", 0)
+    gen, peers = _bench("gen"), _bench("peers")
+    text = gen.script(900, 100, seed=7)
+    cache = LintCache()
+    path = "/nonexistent/memory/shared.sh"
+    engine.lint(text, path, "shellscript", cache=cache)
+    for at, _old, new in peers.edit_sites(text, 5):
+        text = text[:at] + new + text[at + 1:]
+        engine.lint(text, path, "shellscript", cache=cache)
+    assert cache.ran >= 105  # the five edited launches were read and checked again
+    releases: dict = {}
+    for key in cache.entries:
+        assert releases.setdefault(key[3], key[3]) is key[3]
+    models = [m for m in cache.extras["engine"].models if m is not None]
+    assert len(models) == 100
+    firsts: dict = {}
+    for m in models:
+        assert firsts.setdefault(m, m) is m
+
+
+def test_a_document_is_linted_under_the_first_string_of_its_uri():
+    """Each message brings its own copy of a document's URI; the lint (and the serializer's
+    memo of its findings) takes the document's first, so an edit keeps no new copy."""
+    import asyncio
+    from servelint.lsp.server import ServelintServer
+
+    async def go():
+        ls = ServelintServer()
+        first = "".join(["file:///nonexistent/", "uri.sh"])
+        again = "".join(["file:///nonexistent/", "uri.sh"])
+        assert first == again and first is not again
+        ls.schedule(first)
+        task = ls.docs[first].task
+        await asyncio.sleep(0)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        ls.schedule(again)  # a new worker: the first one is done
+        state = ls.docs[again]
+        assert state.task is not task
+        assert state.uri is first
+        assert state.task.get_coro().cr_frame.f_locals["uri"] is first
+        state.task.cancel()
+        await asyncio.gather(*ls.background, return_exceptions=True)
+
+    asyncio.run(go())

@@ -344,7 +344,13 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     # What each release needs, made once per lint: a file's launches usually share one.
     per_release: dict[str, tuple[Catalog, Reader, Context, RuleSet]] = {}
     memo: dict = {}  # what the launches of this document share (release detection)
-    release_keys: dict[tuple, tuple] = {}  # a launch's release as its cache key says it
+    # A launch's release as its cache key says it, and each model config file's
+    # (path, stat): one tuple for every launch that says the same, kept with the
+    # document's cache so that a launch read again after an edit shares the tuples of the
+    # launches read before it (a copy each was ~300 bytes per edited launch: an
+    # 11,110-launch script grew 2.7 MiB over 10,000 edits, bench/memory.py).
+    shared = _shared_tuples(cache)
+    release_keys: dict[tuple, tuple] = shared
     stats: dict[str, tuple | None] = {}  # model config files looked at in this lint
     model_files: dict[str, tuple] = {}  # model config path -> (that path, its stat)
 
@@ -511,7 +517,8 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         if model_path is not None:  # one (path, stat) per model and lint, shared
             model_file = model_files.get(model_path)
             if model_file is None:
-                model_file = model_files[model_path] = (model_path, stat(model_path))
+                model_file = (model_path, stat(model_path))
+                model_file = model_files[model_path] = shared.setdefault(model_file, model_file)
             model_path = model_file[0]
         model = read_config(model_path) if model_path is not None else None
         for check, run in checks:
@@ -619,6 +626,22 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         sup.add_actions(out, result.launches)
     result.findings = out
     return result
+
+
+# At most this many tuples in a document's table of shared tuples (_shared_tuples): more
+# means they change from lint to lint (a release pin typed in, a model file rewritten).
+SHARED_TUPLES = 1024
+
+
+def _shared_tuples(cache: LintCache | None) -> dict[tuple, tuple]:
+    """The document's table of tuples its launches share across lints (a fresh one per
+    lint without a cache, or when the table outgrew SHARED_TUPLES)."""
+    if cache is None:
+        return {}
+    table = cache.extras.get("shared")
+    if table is None or len(table) > SHARED_TUPLES:
+        table = cache.extras["shared"] = {}
+    return table
 
 
 def _release_context(text: str, fmt: str, settings: Settings, path: str | None,
