@@ -362,7 +362,9 @@ class LineIndex:
         if d == 0:
             new.extend(starts[cut:])
         else:
-            new.extend([x + d for x in starts[cut:]])
+            # 8,192 moved offsets at a time: a list of them all was 3.6 MB for 100,000 lines.
+            for k in range(cut, len(starts), 8192):
+                new.extend([x + d for x in starts[k:k + 8192]])
         self.starts = new
         self.lsp_starts = new
         self.ascii = text.isascii()

@@ -99,6 +99,40 @@ TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignme
 
 _PYGLS_INCREMENTAL = TextDocument._apply_incremental_change
 
+# Above this many characters a document's new text is built in pieces of this size.
+SPLICE_CHUNK = 1 << 18
+
+
+def splice(text: str, a: int, b: int, insert: str, chunk: int | None = None) -> str:
+    """text[:a] + insert + text[b:], for a large text without a second copy of it alive
+    at once: `text[:a] + insert + text[b:]` holds both slices and the result (3.7 MB of a
+    100,000-line script twice over, +6.8 MiB of the server's peak at every keystroke).
+    The new text is grown in place by `+=` from slices of at most `chunk` characters:
+    CPython resizes a string that nothing else holds rather than copying it, once the
+    interpreter has specialized the loop (warmed up below, at import); elsewhere the
+    result is the same, made with more copying."""
+    chunk = chunk or SPLICE_CHUNK
+    n = len(text)
+    if n <= 2 * chunk:
+        return text[:a] + insert + text[b:]
+    new = text[:min(a, chunk)]
+    i = len(new)
+    while i < a:
+        j = min(a, i + chunk)
+        new += text[i:j]
+        i = j
+    new += insert
+    i = b
+    while i < n:
+        j = min(n, i + chunk)
+        new += text[i:j]
+        i = j
+    return new
+
+
+for _ in range(100):  # the interpreter specializes splice's `+=` (see its docstring)
+    splice("0123456789", 3, 4, "x", 1)
+
 
 def _apply_incremental_change(self, change) -> None:
     """An editor's edit applied by slicing the text at the two offsets of its range (the
@@ -117,7 +151,7 @@ def _apply_incremental_change(self, change) -> None:
     rng = change.range
     a = index.offset(rng.start.line, rng.start.character)
     b = max(a, index.offset(rng.end.line, rng.end.character))
-    new = source[:a] + change.text + source[b:]
+    new = splice(source, a, b, change.text)
     self._source = new
     self._servelint_index = LineIndex.edited(index, new, a, len(source) - b)
 
