@@ -250,3 +250,33 @@ def test_the_fast_start_lets_the_opened_message_go(monkeypatch):
     assert bootstrap.run() == 0
     assert bootstrap.FIRST and bootstrap.FIRST[0][2] == text  # the fast start linted it
     assert held == []
+
+
+def test_handled_notifications_leave_no_futures():
+    """pygls 2.1 keeps the future of every handler it runs for a notification until a
+    response removes it, which a notification never gets: +2 KB per keystroke for the
+    life of the server. ServelintProtocol drops each once it is done."""
+    import asyncio
+    from servelint.lsp.server import ServelintServer
+
+    async def go():
+        ls = ServelintServer()
+        ran = []
+
+        @ls.feature("servelint/testPing")
+        async def ping(params):
+            ran.append(params)
+
+        @ls.feature("servelint/testPingSync")
+        def ping_sync(params):
+            ran.append(params)
+
+        for i in range(100):
+            ls.protocol._handle_notification("servelint/testPing", i)
+            ls.protocol._handle_notification("servelint/testPingSync", i)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert len(ran) == 200
+        assert ls.protocol._request_futures == {}
+
+    asyncio.run(go())
