@@ -350,7 +350,6 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
     # launches read before it (a copy each was ~300 bytes per edited launch: an
     # 11,110-launch script grew 2.7 MiB over 10,000 edits, bench/memory.py).
     shared = _shared_tuples(cache)
-    release_keys: dict[tuple, tuple] = shared
     stats: dict[str, tuple | None] = {}  # model config files looked at in this lint
     model_files: dict[str, tuple] = {}  # model config path -> (that path, its stat)
 
@@ -482,7 +481,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
                     release.notice, None if rel is None else (rel.start - ws, rel.end - ws),
                     release.path)
             # One tuple for the launches that say the same (each key holds it).
-            key = launch_key(text, ws, we, launch, release_keys.setdefault(rkey, rkey), id(rules))
+            key = launch_key(text, ws, we, launch, shared.setdefault(rkey, rkey), id(rules))
             entry = cache.entries.get(key) if key is not None else None
             if entry is not None and key is not None and entry.rules is rules \
                     and (entry.line is None or entry.line == line0) \
@@ -587,7 +586,7 @@ def lint(text: str, path: str | None = None, language_id: str | None = None,
         findings = sup.apply(findings, result.launches, settings.wants,
                              _known_codes(result, settings))
         # A finding whose fixes the suppressions made unsafe may be one the next lint takes
-        # as it is (engine._take) and whose JSON is kept (serialize.diagnostics_json): it
+        # as it is (engine._take) and whose JSON is kept (serialize.diagnostics_parts): it
         # gets its own copy, and the kept one its fixes back.
         for i, f in enumerate(findings):
             was = fixes_before.get(id(f))

@@ -174,7 +174,7 @@ def _sp(s: Span, d: int) -> Span:
 
 def moved(f: Finding, d: int, launch_index: int | None = None) -> Finding:
     """A new finding (nothing shared with `f` that a later pass mutates), offsets + d. The
-    copy shares `f`'s JSON holder (serialize.diagnostics_json): moved where its lines are
+    copy shares `f`'s JSON holder (serialize.diagnostics_parts): moved where its lines are
     the same, it is not serialized again."""
     if f.serial is None:
         f.serial = [None, None]

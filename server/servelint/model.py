@@ -145,7 +145,7 @@ class Finding:
     launch_index: int | None = None
     sglang: str | None = None  # SGLang's own message for a rule finding (JSON `sglangMessage`)
     # The finding's diagnostics as JSON, kept for the place they were made for and shared
-    # by the copies a cache moves (serialize.diagnostics_json): [key, pieces] or None.
+    # by the copies a cache moves (serialize.diagnostics_parts): [key, pieces] or None.
     serial: list | None = field(default=None, compare=False, repr=False)
 
 

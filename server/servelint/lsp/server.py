@@ -67,7 +67,7 @@ NOTEBOOK_FIX_ALL_KIND = "notebook.source.fixAll.servelint"
 
 @dataclass
 class DocState:
-    uri: str = ""
+    uri: str  # the document's first string of its URI (ServelintServer.schedule)
     version: int | None = None
     result: LintResult | None = None
     task: asyncio.Task | None = None
@@ -115,18 +115,12 @@ def splice(text: str, a: int, b: int, insert: str, chunk: int | None = None) -> 
     n = len(text)
     if n <= 2 * chunk:
         return text[:a] + insert + text[b:]
-    new = text[:min(a, chunk)]
-    i = len(new)
-    while i < a:
-        j = min(a, i + chunk)
-        new += text[i:j]
-        i = j
+    new = ""
+    for i in range(0, a, chunk):
+        new += text[i:min(a, i + chunk)]
     new += insert
-    i = b
-    while i < n:
-        j = min(n, i + chunk)
-        new += text[i:j]
-        i = j
+    for i in range(b, n, chunk):
+        new += text[i:min(n, i + chunk)]
     return new
 
 
@@ -345,7 +339,7 @@ class ServelintServer(LanguageServer):
         # The document's first string of its URI: each message brings its own copy, and
         # the serializer's memo of a finding (serialize.diagnostics_parts) keeps the one
         # its lint was given (~60 bytes an edit otherwise).
-        uri = state.uri or uri
+        uri = state.uri
         state.dirty = True
         state.generation += 1  # a lint of the older text stops at its next launch
         if state.task is not None and not state.task.done():
